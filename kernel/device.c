@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: the ib_device — its attributes, its port, and its life from
+ * newlink to dealloc_driver.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/srd-abi.h>
+
+#include "srd.h"
+
+static LIST_HEAD(srd_devices);
+static DEFINE_SPINLOCK(srd_devices_lock);
+
+static u64 srd_fw_ver(void)
+{
+	return ((u64)SRD_VERSION_MAJOR << 32) | ((u64)SRD_VERSION_MINOR << 16) |
+	       SRD_VERSION_PATCH;
+}
+
+static int srd_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	struct srd_dev *sdev = to_sdev(ibdev);
+
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = srd_fw_ver();
+	attr->sys_image_guid = sdev->ibdev.node_guid;
+	attr->max_mr_size = SRD_MAX_MR_BYTES;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = SRD_MAX_QP;
+	attr->max_qp_wr = SRD_MAX_QP_WR;
+	attr->max_send_sge = SRD_MAX_SEND_SGE;
+	attr->max_recv_sge = SRD_MAX_RECV_SGE;
+	attr->max_sge_rd = SRD_MAX_RDMA_SGE;
+	attr->max_cq = SRD_MAX_CQ;
+	attr->max_cqe = SRD_MAX_CQE;
+	attr->max_mr = SRD_MAX_MR;
+	attr->max_pd = SRD_MAX_PD;
+	attr->max_ah = SRD_MAX_AH;
+	attr->max_pkeys = 1;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static bool srd_port_is_up(const struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev);
+}
+
+static int srd_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct srd_dev *sdev = to_sdev(ibdev);
+	struct net_device *ndev = sdev->ndev;
+	int payload = READ_ONCE(ndev->mtu) - SRD_WIRE_OVERHEAD_BYTES;
+
+	/* ib_core zeroed *attr. */
+	attr->gid_tbl_len = SRD_GID_TBL_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->max_msg_sz = SRD_MAX_MSG_BYTES;
+	attr->max_mtu = IB_MTU_4096;
+	attr->max_vl_num = 1;
+	attr->active_mtu = payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
+	if (srd_port_is_up(ndev)) {
+		attr->state = IB_PORT_ACTIVE;
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		attr->state = IB_PORT_DOWN;
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	}
+	/* active_mtu 0 is not a valid enum: a netdev this small is down. */
+	if (!attr->active_mtu) {
+		attr->active_mtu = IB_MTU_256;
+		attr->state = IB_PORT_DOWN;
+	}
+	/*
+	 * Speed and width follow the netdev's ethtool speed.  While the
+	 * netdev is being unregistered ib_core can no longer reach it; the
+	 * port is down then and the figures do not matter.
+	 */
+	if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+static int srd_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->gid_tbl_len = SRD_GID_TBL_LEN;
+	immutable->pkey_tbl_len = 1;
+	/* SRD is neither IB nor RoCE nor iWARP: no core protocol bits. */
+	immutable->core_cap_flags = 0;
+	return 0;
+}
+
+static enum rdma_link_layer srd_get_link_layer(struct ib_device *ibdev,
+					       u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int srd_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static void srd_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SRD_VERSION);
+}
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SRD_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static struct attribute *srd_dev_attributes[] = {
+	&dev_attr_hca_type.attr,
+	NULL,
+};
+
+static const struct attribute_group srd_dev_attr_group = {
+	.attrs = srd_dev_attributes,
+};
+
+static void srd_dealloc_driver(struct ib_device *ibdev)
+{
+	struct srd_dev *sdev = to_sdev(ibdev);
+
+	spin_lock_bh(&srd_devices_lock);
+	list_del_init(&sdev->list);
+	spin_unlock_bh(&srd_devices_lock);
+
+	cancel_work_sync(&sdev->gid_work);
+	ida_destroy(&sdev->pd_ida);
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+const struct ib_device_ops srd_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SRD_UVERBS_ABI_VERSION,
+
+	.alloc_pd = srd_alloc_pd,
+	.alloc_ucontext = srd_alloc_ucontext,
+	.dealloc_driver = srd_dealloc_driver,
+	.dealloc_pd = srd_dealloc_pd,
+	.dealloc_ucontext = srd_dealloc_ucontext,
+	.device_group = &srd_dev_attr_group,
+	.get_dev_fw_str = srd_get_dev_fw_str,
+	.get_link_layer = srd_get_link_layer,
+	.get_port_immutable = srd_get_port_immutable,
+	.query_device = srd_query_device,
+	.query_gid = srd_query_gid,
+	.query_pkey = srd_query_pkey,
+	.query_port = srd_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, srd_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, srd_ucontext, ibuc),
+};
+
+static void srd_node_guid(struct srd_dev *sdev, struct net_device *ndev)
+{
+	u8 *guid = (u8 *)&sdev->ibdev.node_guid;
+
+	if (ndev->addr_len == ETH_ALEN &&
+	    is_valid_ether_addr(ndev->dev_addr)) {
+		addrconf_addr_eui48(guid, ndev->dev_addr);
+		return;
+	}
+	/* No MAC (an L3 device): a random, locally administered EUI-64. */
+	get_random_bytes(guid, sizeof(sdev->ibdev.node_guid));
+	guid[0] = (guid[0] & ~0x01) | 0x02;
+}
+
+/*
+ * Called with srd_link_mutex held.  On success the device is registered,
+ * on srd_devices, and owned by ib_core; on failure nothing is left behind.
+ */
+int srd_dev_add(const char *name, struct net_device *ndev)
+{
+	struct srd_dev *sdev;
+	bool gone;
+	int err;
+
+	sdev = ib_alloc_device(srd_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+
+	INIT_LIST_HEAD(&sdev->list);
+	spin_lock_init(&sdev->gid_lock);
+	ida_init(&sdev->pd_ida);
+	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	srd_gid_init(sdev);
+
+	sdev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
+	sdev->ibdev.phys_port_cnt = 1;
+	sdev->ibdev.num_comp_vectors = 1;
+	sdev->ibdev.local_dma_lkey = 0;
+	strscpy(sdev->ibdev.node_desc, "softsrd", sizeof(sdev->ibdev.node_desc));
+	srd_node_guid(sdev, ndev);
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(&sdev->ibdev, &srd_dev_ops);
+
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&sdev->ibdev, name, NULL);
+	if (err) {
+		/* ib_core reports a name taken meanwhile as ENFILE. */
+		if (err == -ENFILE)
+			err = -EEXIST;
+		goto err_dealloc;
+	}
+
+	spin_lock_bh(&srd_devices_lock);
+	list_add_tail(&sdev->list, &srd_devices);
+	spin_unlock_bh(&srd_devices_lock);
+
+	/*
+	 * NETDEV_UNREGISTER may have run before the device was on the list,
+	 * where the notifier could not see it.  reg_state changes under rtnl
+	 * before that notifier runs, so checking it under rtnl after the
+	 * list insertion closes the window.
+	 */
+	rtnl_lock();
+	gone = ndev->reg_state != NETREG_REGISTERED;
+	rtnl_unlock();
+	if (gone) {
+		ib_unregister_device(&sdev->ibdev);
+		return -ENODEV;
+	}
+
+	/* Catch up on address changes made while registering. */
+	srd_gid_schedule_sync(sdev);
+	ibdev_info(&sdev->ibdev, "softsrd %s on netdev %s\n", SRD_VERSION,
+		   netdev_name(ndev));
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);	/* calls srd_dealloc_driver */
+	return err;
+}
+
+/*
+ * Find the registered device bound to @ndev and take a registration
+ * reference on it; release with ib_device_put().  Safe in atomic context.
+ */
+struct srd_dev *srd_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct srd_dev *sdev, *found = NULL;
+
+	spin_lock_bh(&srd_devices_lock);
+	list_for_each_entry(sdev, &srd_devices, list) {
+		if (sdev->ndev == ndev) {
+			if (ib_device_try_get(&sdev->ibdev))
+				found = sdev;
+			break;
+		}
+	}
+	spin_unlock_bh(&srd_devices_lock);
+	return found;
+}
+
+/* Is any device, registered or going away, still bound to @ndev? */
+bool srd_netdev_has_dev(struct net_device *ndev)
+{
+	struct srd_dev *sdev;
+	bool found = false;
+
+	spin_lock_bh(&srd_devices_lock);
+	list_for_each_entry(sdev, &srd_devices, list) {
+		if (sdev->ndev == ndev) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&srd_devices_lock);
+	return found;
+}
+
+void srd_dev_port_event(struct srd_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/*
+ * Module unload: unregister every device still on the list.  A device may
+ * already be on its way out (queued by NETDEV_UNREGISTER or rdma link del);
+ * ib_unregister_device() then waits for, or skips, that work.  It runs
+ * srd_dealloc_driver(), which takes the device off the list.
+ */
+void srd_dev_remove_all(void)
+{
+	struct srd_dev *sdev;
+
+	for (;;) {
+		spin_lock_bh(&srd_devices_lock);
+		sdev = list_first_entry_or_null(&srd_devices, struct srd_dev,
+						list);
+		if (sdev)
+			get_device(&sdev->ibdev.dev);
+		spin_unlock_bh(&srd_devices_lock);
+		if (!sdev)
+			break;
+		ib_unregister_device(&sdev->ibdev);
+		/*
+		 * If someone else's unregistration had already run dealloc,
+		 * the device is off the list; otherwise ours did it.
+		 */
+		put_device(&sdev->ibdev.dev);
+	}
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: an open software implementation of the Scalable Reliable
+ * Datagram RDMA transport, carried over UDP on any netdev.
+ */
+
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "srd.h"
+
+static int __init srd_init(void)
+{
+	int err;
+
+	err = srd_netdev_notifiers_register();
+	if (err)
+		return err;
+	err = srd_link_register();
+	if (err)
+		goto err_notifiers;
+	pr_info("rdma_srd: softsrd %s loaded\n", SRD_VERSION);
+	return 0;
+
+err_notifiers:
+	srd_netdev_notifiers_unregister();
+	return err;
+}
+
+static void __exit srd_exit(void)
+{
+	/* No new devices (waits for a newlink in flight), ... */
+	srd_link_unregister();
+	/* ... then remove the ones there are; their dealloc stops their work. */
+	srd_dev_remove_all();
+	srd_netdev_notifiers_unregister();
+	pr_info("rdma_srd: unloaded\n");
+}
+
+module_init(srd_init);
+module_exit(srd_exit);
+
+MODULE_AUTHOR("The softsrd developers");
+MODULE_DESCRIPTION("softsrd: Scalable Reliable Datagram RDMA transport over UDP");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(SRD_VERSION);
+MODULE_ALIAS_RDMA_LINK("srd");

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Install every Debian package softsrd needs to build, test and demo, and
+# nothing else.  Idempotent: when everything is present it prints nothing
+# and exits 0.  Needs root (or sudo) only when something is missing.
+#
+#   scripts/install-deps.sh          # everything
+#   scripts/install-deps.sh --list   # print the package list and exit
+
+set -euo pipefail
+
+PACKAGES=(
+	# Build: compiler, kbuild helpers, the provider's pkg-config lookup.
+	build-essential bc bison flex libelf-dev pkg-config
+	# Target kernels and their kbuild trees: 6.1 (bookworm) and 6.12
+	# (bookworm-security).
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	# rdma-core 44 userspace, headers and tools used by the tests.
+	rdma-core ibverbs-utils libibverbs-dev ibverbs-providers perftest
+	# The VM harness: qemu (TCG), a static busybox for the initramfs,
+	# cpio to pack it, kmod and iproute2 used inside the guest.
+	qemu-system-x86 busybox-static cpio kmod iproute2 xz-utils zstd
+	# Static checking: make C=1.
+	sparse
+)
+
+if [ "${1:-}" = "--list" ]; then
+	printf '%s\n' "${PACKAGES[@]}"
+	exit 0
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "${st:0:2}" = "ii" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done" >&2

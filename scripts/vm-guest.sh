@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Stage 2 of the guest's init (see scripts/vm-run.sh): runs as PID 1 on the
+# read-only root.  Loads rdma_srd, runs the command on ttyS0, reports its
+# status in the shared directory, and powers off.
+
+out=$1
+# shellcheck source=/dev/null
+. "$out/env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-dumb} SRD_VM_OUT=$out SRD_TOP SRD_KVER SRD_MODULE
+# libibverbs loads the uninstalled provider from here (it appends -rdmav34.so).
+export RDMAV_DRIVERS=$SRD_PROVIDER
+
+poweroff_now() {
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+mount -t devpts devpts /dev/pts 2>/dev/null
+ip link set lo up
+hostname softsrd-vm
+echo 1 >/proc/sys/kernel/sysrq
+
+if [ -n "$SRD_MODULE" ]; then
+	if ! modprobe ib_uverbs || ! insmod "$SRD_MODULE"; then
+		echo "vm: cannot load $SRD_MODULE" >/dev/ttyS0
+		echo 125 >"$out/rc"
+		poweroff_now
+	fi
+fi
+
+if [ "$SRD_INTERACTIVE" = 1 ]; then
+	cd "$SRD_TOP" || true
+	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	poweroff_now
+fi
+
+stty -F /dev/ttyS0 raw -echo 2>/dev/null
+bash "$out/cmd" </dev/null >/dev/ttyS0 2>&1
+echo $? >"$out/rc"
+dmesg >"$out/dmesg" 2>/dev/null
+poweroff_now

@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Run a command as root in a fresh qemu (TCG) guest of a Debian kernel, with
+# rdma_srd loaded and libsrd usable uninstalled.
+#
+#   scripts/vm-run.sh [--kernel VER] [--timeout S] [--no-module] -- CMD...
+#   scripts/vm-run.sh [--kernel VER] --interactive
+#
+# VER is a version from /lib/modules or its major.minor ("6.1", "6.12");
+# the default is 6.1.  The guest's root is this machine's / mounted
+# read-only over 9p, so CMD sees the same paths; /tmp, /run and /var/tmp are
+# tmpfs, and $SRD_VM_OUT is a writable directory shared with the host
+# (it is kept in build/vm/runs/ when the run fails, deleted when it passes).
+#
+# CMD's output is streamed.  The exit status is CMD's, except that the run
+# fails when the guest kernel logged an Oops, BUG, WARNING, general
+# protection fault, soft lockup, hung task or panic (the log is printed),
+# when it never reported a status (crash), or when --timeout (default 600)
+# seconds pass.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SRD_BUILD:-$TOP/build}
+kernel=6.1
+timeout_s=600
+interactive=0
+load_module=1
+
+usage() {
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--interactive) interactive=1; shift ;;
+	--no-module) load_module=0; shift ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) echo "vm-run: unknown option $1" >&2; usage ;;
+	esac
+done
+[ $interactive -eq 1 ] || [ $# -gt 0 ] || usage
+
+# Resolve VER to an installed kernel.
+resolve_kernel() {
+	local v=$1 k
+	if [ -d "/lib/modules/$v" ]; then
+		echo "$v"
+		return
+	fi
+	for k in $(ls /lib/modules | sort -V); do
+		case "$k" in
+		"$v".*|"$v"-*|"$v"+*) echo "$k"; return ;;
+		esac
+	done
+	echo "vm-run: no installed kernel matches '$v' (have: $(ls /lib/modules | tr '\n' ' '))" >&2
+	exit 2
+}
+kver=$(resolve_kernel "$kernel")
+vmlinuz=/boot/vmlinuz-$kver
+[ -r "$vmlinuz" ] || { echo "vm-run: $vmlinuz is missing (install linux-image-$kver)" >&2; exit 2; }
+
+module=$BUILD/kernel/$kver/rdma_srd.ko
+if [ $load_module -eq 1 ] && [ ! -f "$module" ]; then
+	echo "vm-run: $module is missing: run 'make' first" >&2
+	exit 2
+fi
+
+# The initramfs: busybox, the virtio and 9p modules (decompressed, since
+# busybox insmod may not read .xz), and stage 1 of init.  Rebuilt when this
+# script or the kernel changes.
+initrd=$BUILD/vm/initramfs-$kver.cpio
+if [ ! -f "$initrd" ] || [ "$initrd" -ot "$0" ] ||
+   [ "$initrd" -ot "/lib/modules/$kver/modules.dep" ]; then
+	stage=$(mktemp -d)
+	trap 'rm -rf "$stage"' EXIT
+	mkdir -p "$stage"/{bin,mods,proc,sys,dev,newroot}
+	cp /bin/busybox "$stage/bin/busybox"
+	: >"$stage/mods/order"
+	for m in virtio_pci 9pnet_virtio 9p virtio_rng; do
+		modprobe -S "$kver" --show-depends "$m"
+	done |
+	while read -r kind path _; do
+		[ "$kind" = insmod ] || continue
+		name=$(basename "$path"); name=${name%%.ko*}
+		grep -qx "$name" "$stage/mods/order" && continue
+		case "$path" in
+		*.ko.xz) xz -dc "$path" >"$stage/mods/$name.ko" ;;
+		*.ko.zst) zstd -qdc "$path" >"$stage/mods/$name.ko" ;;
+		*.ko.gz) gzip -dc "$path" >"$stage/mods/$name.ko" ;;
+		*) cp "$path" "$stage/mods/$name.ko" ;;
+		esac
+		echo "$name" >>"$stage/mods/order"
+	done
+	cat >"$stage/init" <<'INIT'
+#!/bin/busybox sh
+# Stage 1: mount this machine's root read-only over 9p, then hand over.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /mods/order); do
+	insmod /mods/$m.ko || echo "vm: insmod $m failed"
+done
+arg() { sed -n "s/.*srd_vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+out=$(arg out)
+stage2=$(arg stage2)
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 root /newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "/newroot$out"
+for d in run tmp var/tmp; do mount -t tmpfs tmpfs /newroot/$d; done
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot "$stage2" "$out"
+INIT
+	chmod +x "$stage/init"
+	mkdir -p "$(dirname "$initrd")"
+	(cd "$stage" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$stage"
+	trap - EXIT
+fi
+
+mkdir -p "$BUILD/vm/runs"
+out=$(mktemp -d "$BUILD/vm/runs/run.XXXXXX")
+chmod 755 "$out"
+{
+	echo "SRD_TOP=$(printf '%q' "$TOP")"
+	echo "SRD_KVER=$(printf '%q' "$kver")"
+	echo "SRD_MODULE=$(printf '%q' "$([ $load_module -eq 1 ] && echo "$module")")"
+	echo "SRD_PROVIDER=$(printf '%q' "$BUILD/provider/libsrd")"
+	echo "SRD_INTERACTIVE=$interactive"
+} >"$out/env"
+if [ $interactive -eq 0 ]; then
+	printf 'cd %q || exit 125\n' "$PWD" >"$out/cmd"
+	printf '%q ' "$@" >>"$out/cmd"
+	echo >>"$out/cmd"
+fi
+
+qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 2G
+	-display none -no-reboot -nodefaults
+	-kernel "$vmlinuz" -initrd "$initrd"
+	-append "console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 srd_vm.out=$out srd_vm.stage2=$TOP/scripts/vm-guest.sh"
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
+	-device virtio-rng-pci)
+if [ $interactive -eq 1 ]; then
+	qemu+=(-serial mon:stdio -serial "file:$out/kmsg.log")
+	echo "vm-run: interactive guest of $kver; leave with 'poweroff' or Ctrl-A x" >&2
+	"${qemu[@]}" || true
+	exit 0
+fi
+qemu+=(-chardev stdio,id=con,signal=off -serial chardev:con
+	-serial "file:$out/kmsg.log")
+
+status=0
+timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" </dev/null || status=$?
+rc=
+[ -f "$out/rc" ] && rc=$(cat "$out/rc")
+
+bad='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption'
+if [ -f "$out/kmsg.log" ] && grep -Eq "$bad" "$out/kmsg.log"; then
+	echo "vm-run: FAIL: the guest kernel ($kver) logged a problem:" >&2
+	grep -E -A 30 "$bad" "$out/kmsg.log" | head -120 >&2
+	echo "vm-run: full log: $out/kmsg.log" >&2
+	exit 1
+fi
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+	echo "vm-run: FAIL: timed out after ${timeout_s}s; kernel log: $out/kmsg.log" >&2
+	tail -20 "$out/kmsg.log" >&2 || true
+	exit 124
+fi
+if [ -z "$rc" ]; then
+	echo "vm-run: FAIL: the guest stopped without reporting a status (qemu exit $status); kernel log: $out/kmsg.log" >&2
+	tail -30 "$out/kmsg.log" >&2 || true
+	exit 125
+fi
+[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || { echo "vm-run: command exited $rc; kernel log: $out/kmsg.log" >&2; exit "$rc"; }
+rm -rf "$out"
+exit "$rc"
