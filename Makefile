@@ -1,17 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# softsrd — top-level build.  `make` builds the kernel module for every
-# installed target kernel (or KVER=...) and the libsrd provider;
-# `make check` runs every test; `make demo` shows the device in a guest.
+# softsrd — top-level build.
+#
+#   make            rdma_srd.ko for every installed kernel (or KVER=...),
+#                   libsrd, and the selftests' programs
+#   make check      everything, then host tests and VM selftests on every
+#                   kernel; ends with "N passed, N failed, N skipped"
+#   make demo       a guest with two srd devices in two namespaces
+#   make vm-shell   an interactive guest
+#   make install    module, provider, srd.driver, headers, pkg-config
+#                   (DESTDIR, PREFIX honoured)
+#   make sparse     the module under sparse
+#
+# Targets that need Debian packages install them first
+# (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
+# STRICT=0 lets the module build with warnings (DKMS on future kernels).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 TOP := $(abspath .)
 BUILD := $(TOP)/build
 VERSION := 0.1.0
-
-# Target kernels: every kernel with a kbuild tree, unless KVER is given.
-KVERS := $(if $(KVER),$(KVER),$(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))))
+NODEPS ?=
+STRICT ?= 1
 
 PREFIX ?= /usr
 DESTDIR ?=
@@ -19,48 +30,67 @@ LIBDIR ?= $(PREFIX)/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/nu
 SYSCONFDIR ?= /etc
 
 KSRC := main.c device.c gid.c link.c netdev.c verbs.c srd.h Kbuild
+VM_KERNEL := $(or $(KVER),6.1)
 
-.PHONY: all deps modules provider check check-host check-vm demo vm-shell \
-	sparse checkpatch install clean $(addprefix module-,$(KVERS))
+.PHONY: all deps build modules provider selftests check demo vm-shell \
+	sparse install clean
 
-all: modules provider
-
+ifneq ($(NODEPS),1)
+# Install packages first, then re-enter make so that the list of target
+# kernels is read after their headers are installed.
+all check demo vm-shell sparse install modules provider selftests: deps
+	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
+else
+
+# Target kernels: every kernel with a kbuild tree, unless KVER is given.
+KVERS := $(if $(KVER),$(KVER),$(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))))
+
+all: modules provider selftests
 
 modules: $(addprefix module-,$(KVERS))
+	@test -n "$(KVERS)" || { echo "no kernel headers in /lib/modules/*/build: nothing to build for" >&2; exit 1; }
 
 # Each kernel builds in its own directory of links to kernel/ and uapi/,
 # with its own compat.h from the probes.
-$(addprefix module-,$(KVERS)): module-%: deps
+module-%:
 	@test -d /lib/modules/$*/build || { echo "no kbuild tree for kernel $*: install linux-headers-$*" >&2; exit 1; }
 	@mkdir -p $(BUILD)/kernel/$*
 	@for f in $(KSRC); do ln -sfn $(TOP)/kernel/$$f $(BUILD)/kernel/$*/$$f; done
 	@ln -sfn $(TOP)/uapi $(BUILD)/kernel/$*/uapi
 	@$(TOP)/scripts/kernel-probes.sh /lib/modules/$*/build $(BUILD)/kernel/$*
 	@echo "  MODULE  rdma_srd.ko for $*"
-	@$(MAKE) -s -C /lib/modules/$*/build M=$(BUILD)/kernel/$* W=1 $(if $(C),C=$(C)) modules 2>&1 | tee $(BUILD)/kernel/$*/build.log
-	@! grep -q 'warning:' $(BUILD)/kernel/$*/build.log || { echo "warnings building for $*: see above" >&2; exit 1; }
+	@log=$(BUILD)/kernel/$*/build.log; \
+	$(MAKE) -s -C /lib/modules/$*/build M=$(BUILD)/kernel/$* W=1 $(if $(C),C=$(C)) modules >$$log.raw 2>&1; \
+	rc=$$?; grep -v 'Skipping BTF generation' $$log.raw >$$log; cat $$log; \
+	if [ $$rc -ne 0 ]; then echo "building rdma_srd.ko for $* failed" >&2; exit 1; fi; \
+	if [ "$(STRICT)" = 1 ] && grep -q 'warning:' $$log; then \
+		echo "warnings building for $* (STRICT=1): see above" >&2; rm -f $(BUILD)/kernel/$*/rdma_srd.ko; exit 1; fi
 
-provider: deps
-	@$(MAKE) -s -C $(TOP)/provider O=$(BUILD)/provider
+provider:
+	@$(MAKE) -s -C $(TOP)/provider O=$(BUILD)/provider WERROR=$(STRICT)
 
-# Static checks: sparse over the module for every kernel, checkpatch if a
-# kernel source tree with scripts/checkpatch.pl is given (CHECKPATCH=...).
+selftests:
+	@$(MAKE) -s -C $(TOP)/selftests OUTPUT=$(BUILD)/selftests
+
 sparse:
-	@$(MAKE) -s modules C=2
+	@$(MAKE) --no-print-directory modules C=2
 
 check: all
+	@test -n "$(KVERS)" || { echo "no target kernels installed" >&2; exit 1; }
 	@$(TOP)/scripts/run-checks.sh $(KVERS)
 
 demo: all
-	@$(TOP)/scripts/vm-run.sh --kernel $(or $(KVER),6.1) -- $(TOP)/scripts/demo.sh
+	@$(TOP)/scripts/vm-run.sh --kernel $(VM_KERNEL) -- $(TOP)/scripts/demo.sh
 
 vm-shell: all
-	@$(TOP)/scripts/vm-run.sh --kernel $(or $(KVER),6.1) --interactive
+	@$(TOP)/scripts/vm-run.sh --kernel $(VM_KERNEL) --interactive
 
 install: all
-	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)"
+	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)" "$(VERSION)"
+
+endif
 
 clean:
 	rm -rf $(BUILD)

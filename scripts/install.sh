@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Install softsrd's build outputs where a distribution would.  Run by
+# `make install` after the build; see the top-level Makefile.
+#
+#   scripts/install.sh DESTDIR PREFIX LIBDIR SYSCONFDIR BUILD KVERS VERSION
+#
+#   DESTDIR     staging root for packaging; empty installs to the live system
+#   PREFIX      /usr by default
+#   LIBDIR      $PREFIX/lib/<multiarch> by default
+#   SYSCONFDIR  /etc by default, for every PREFIX (see below)
+#   BUILD       the build directory (build/)
+#   KVERS       space-separated kernel releases whose module is installed
+#   VERSION     softsrd's version, for the pkg-config file
+#
+# What goes where (each path under DESTDIR):
+#
+#   /lib/modules/KVER/updates/rdma_srd.ko   for every KVER, as out-of-tree
+#                                           modules go; then `depmod -a KVER`,
+#                                           but only when DESTDIR is empty
+#   LIBDIR/libibverbs/libsrd-rdmav34.so     the verbs provider plugin
+#   SYSCONFDIR/libibverbs.d/srd.driver      tells libibverbs to load it
+#   PREFIX/include/rdma/*.h                 every uapi header (srd-abi.h)
+#   PREFIX/include/infiniband/*dv.h         direct-verbs headers, provider/*dv.h,
+#                                           once there are any
+#   LIBDIR/pkgconfig/softsrd.pc             from provider/softsrd.pc.in
+#
+# SYSCONFDIR is /etc whatever PREFIX is: libibverbs reads driver files only
+# from the directory compiled into it, /etc/libibverbs.d for Debian's
+# rdma-core, so a srd.driver under /usr/local/etc would never be read.
+# The driver file says "driver srd" when the plugin goes to the directory
+# libibverbs loads plugins from (LIBDIR/libibverbs with PREFIX=/usr);
+# anywhere else (PREFIX=/usr/local) it names the plugin by absolute path,
+# "driver /usr/local/lib/<multiarch>/libibverbs/libsrd", which libibverbs
+# completes with -rdmav34.so.
+#
+# Every input is checked before anything is installed: a missing build
+# output stops the install with "run make first" and installs nothing.
+
+set -euo pipefail
+
+if [ $# -ne 7 ]; then
+	echo "usage: $0 DESTDIR PREFIX LIBDIR SYSCONFDIR BUILD KVERS VERSION" >&2
+	exit 2
+fi
+destdir=$1
+prefix=$2
+libdir=$3
+sysconfdir=$4
+build=$5
+kvers=$6
+version=$7
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+
+die() {
+	echo "install: $*" >&2
+	exit 1
+}
+
+for v in prefix libdir sysconfdir; do
+	case ${!v} in
+	/*) ;;
+	*) die "${v^^} must be an absolute path, not '${!v}'" ;;
+	esac
+done
+[ -n "$version" ] || die "no VERSION given"
+
+# The plugin's name, lib<PROVIDER>-rdmav<PABI>.so, as provider/Makefile
+# builds it.
+provider=$(sed -n 's/^PROVIDER := *//p' "$TOP/provider/Makefile")
+pabi=$(sed -n 's/^PABI := *//p' "$TOP/provider/Makefile")
+if [ -z "$provider" ] || [ -z "$pabi" ]; then
+	die "cannot read PROVIDER and PABI from provider/Makefile"
+fi
+plugin=lib$provider-rdmav$pabi.so
+
+# Where the installed libibverbs loads plugins from.
+ibv_libdir=$(pkg-config --variable=libdir libibverbs 2>/dev/null) ||
+	die "pkg-config cannot find libibverbs: install libibverbs-dev"
+if [ "$libdir" = "$ibv_libdir" ] || [ "$libdir" -ef "$ibv_libdir" ]; then
+	driver_line="driver $provider"
+else
+	driver_line="driver $libdir/libibverbs/lib$provider"
+fi
+
+# The files to install: SOURCE MODE DEST, DEST without DESTDIR.
+srcs=()
+modes=()
+dests=()
+add() {
+	srcs+=("$1")
+	modes+=("$2")
+	dests+=("$3")
+}
+
+missing=()
+need() {
+	[ -f "$1" ] || missing+=("$1")
+}
+
+for k in $kvers; do
+	need "$build/kernel/$k/rdma_srd.ko"
+	add "$build/kernel/$k/rdma_srd.ko" 0644 "/lib/modules/$k/updates/rdma_srd.ko"
+done
+need "$build/provider/$plugin"
+add "$build/provider/$plugin" 0644 "$libdir/libibverbs/$plugin"
+
+shopt -s nullglob
+uapi=("$TOP"/uapi/rdma/*.h)
+dv=("$TOP"/provider/*dv.h)
+shopt -u nullglob
+[ ${#uapi[@]} -gt 0 ] || missing+=("$TOP/uapi/rdma/*.h")
+for h in "${uapi[@]}"; do
+	add "$h" 0644 "$prefix/include/rdma/${h##*/}"
+done
+for h in "${dv[@]}"; do
+	add "$h" 0644 "$prefix/include/infiniband/${h##*/}"
+done
+need "$TOP/provider/softsrd.pc.in"
+
+if [ ${#missing[@]} -gt 0 ]; then
+	for f in "${missing[@]}"; do
+		echo "install: missing ${f#"$TOP"/}" >&2
+	done
+	die "build outputs are missing: run make first"
+fi
+[ -n "$kvers" ] || echo "install: no kernel given: installing no module" >&2
+
+inst() {
+	install -D -m "$2" "$1" "$destdir$3"
+	echo "  INSTALL $destdir$3"
+}
+
+for i in "${!srcs[@]}"; do
+	inst "${srcs[$i]}" "${modes[$i]}" "${dests[$i]}"
+done
+
+# Generated files, staged in a temporary directory.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "$driver_line" >"$tmp/$provider.driver"
+inst "$tmp/$provider.driver" 0644 "$sysconfdir/libibverbs.d/$provider.driver"
+
+# libdir relative to prefix when it is under it, so the .pc file stays
+# relocatable.
+pc_libdir=$libdir
+case $libdir in
+"$prefix"/*) pc_libdir="\${prefix}/${libdir#"$prefix"/}" ;;
+esac
+pc=$(<"$TOP/provider/softsrd.pc.in")
+pc=${pc//@PREFIX@/"$prefix"}
+pc=${pc//@LIBDIR@/"$pc_libdir"}
+pc=${pc//@VERSION@/"$version"}
+printf '%s\n' "$pc" >"$tmp/softsrd.pc"
+inst "$tmp/softsrd.pc" 0644 "$libdir/pkgconfig/softsrd.pc"
+
+if [ -z "$destdir" ]; then
+	for k in $kvers; do
+		if [ -e "/lib/modules/$k/updates/dkms/rdma_srd.ko" ]; then
+			echo "install: warning: DKMS also installed rdma_srd for $k" \
+			     "(updates/dkms): run 'dkms remove softsrd/$version -k $k'" >&2
+		fi
+		echo "  DEPMOD  $k"
+		depmod -a "$k"
+	done
+fi

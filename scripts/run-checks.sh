@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Everything `make check` runs, after the build: the host-side tests, then
+# the VM selftests on every target kernel, each in one guest boot.  Prints
+# each result as TAP and ends with "N passed, N failed, N skipped"; exits
+# non-zero on any failure.
+#
+#   scripts/run-checks.sh KVER...
+
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SRD_BUILD:-$TOP/build}
+mkdir -p "$BUILD/check"
+
+pass=0
+fail=0
+skipped=0
+failed_names=()
+
+# count LOG PHASE: add up a TAP log's top-level results.
+count() {
+	local log=$1 phase=$2 p f s
+	p=$(grep -Ec '^ok [0-9]+' "$log" | tr -d ' ')
+	s=$(grep -Ec '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')
+	f=$(grep -Ec '^not ok [0-9]+' "$log" | tr -d ' ')
+	pass=$((pass + p - s))
+	skipped=$((skipped + s))
+	fail=$((fail + f))
+	while IFS= read -r l; do
+		failed_names+=("$phase: $l")
+	done < <(grep -E '^not ok [0-9]+' "$log")
+}
+
+# phase NAME CMD...: run a TAP-producing command; a command that fails
+# without reporting a failed test counts as one failure of its own.
+phase() {
+	local name=$1 log=$BUILD/check/$1.tap rc before=$fail
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	count "$log" "$name"
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$before" ]; then
+		fail=$((fail + 1))
+		failed_names+=("$name: exited $rc without a failed test")
+	fi
+	echo "=== $name: exit $rc"
+}
+
+start=$(date +%s)
+phase host "$TOP/scripts/host-tests.sh"
+for k in "$@"; do
+	phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 1500 -- \
+		make -s -C "$TOP/selftests" run_tests
+done
+
+echo
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "Failures:"
+	printf '  %s\n' "${failed_names[@]}"
+fi
+echo "make check took $(($(date +%s) - start))s on kernels: $*"
+echo "$pass passed, $fail failed, $skipped skipped"
+[ "$fail" -eq 0 ]

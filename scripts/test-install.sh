@@ -1,0 +1,306 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Host-side test of `make install` and of the DKMS build, printing TAP:
+#
+#  - `make install DESTDIR=<tmp> PREFIX=/usr NODEPS=1` installs exactly the
+#    module for every target kernel, the provider plugin, srd.driver, the
+#    uapi header and softsrd.pc, with the right modes and contents; the
+#    pkg-config file works and its Cflags find the installed header;
+#  - again with PREFIX=/usr/local, which moves the plugin, the headers and
+#    the .pc file under usr/local and names the plugin by path in srd.driver;
+#  - scripts/install.sh refuses, installing nothing, when the build is
+#    missing;
+#  - the source tree as DKMS gets it (git ls-files, no build/) builds
+#    rdma_srd.ko where dkms.conf says, running dkms.conf's CLEAN and MAKE
+#    the way dkms does, and never reaches for apt.
+#
+#   scripts/test-install.sh          # SRD_TEST_KVER=<kernel> picks the
+#                                    # kernel for the DKMS build
+#
+# Uses the kernels the Makefile builds for: every /lib/modules/*/build.
+
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+version=$(sed -n 's/^VERSION := *//p' "$TOP/Makefile")
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+plugin=libsrd-rdmav34.so
+kvers=()
+for d in /lib/modules/*/build; do
+	[ -d "$d" ] || continue
+	d=${d%/build}
+	kvers+=("${d##*/}")
+done
+dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
+
+# 18 tests, and one more for the module of each kernel.
+planned=$((18 + ${#kvers[@]}))
+echo "TAP version 13"
+echo "1..$planned"
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	local l
+	for l in "$@"; do
+		echo "# $l"
+	done
+}
+# check DESC CMD...: one test, passing when CMD succeeds.  CMD's output
+# becomes diagnostics when it fails.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		local lines=()
+		mapfile -t lines <<<"$out"
+		not_ok "$desc" "${lines[@]}"
+	fi
+}
+# tail_of LOG: the end of a log, as diagnostics for a failed test.
+tail_of() {
+	tail -n 20 "$1" | sed 's/^/# /'
+}
+
+# file_is FILE MODE [SOURCE]: FILE exists with MODE and, if given, the
+# same content as SOURCE.
+file_is() {
+	[ -f "$1" ] || { echo "$1: missing"; return 1; }
+	local m
+	m=$(stat -c %a "$1")
+	[ "$m" = "$2" ] || { echo "$1: mode $m, want $2"; return 1; }
+	[ $# -lt 3 ] || cmp "$3" "$1"
+}
+
+# content_is FILE TEXT: FILE holds exactly the line TEXT.
+content_is() {
+	file_is "$1" 644 || return 1
+	if [ "$(cat "$1")" != "$2" ] || [ "$(wc -l <"$1")" -ne 1 ]; then
+		echo "$1 holds '$(cat "$1")', want '$2'"
+		return 1
+	fi
+}
+
+# manifest_is ROOT PATH...: ROOT holds exactly these files, and `make
+# install` printed one INSTALL line for each (into ROOT.log).
+manifest_is() {
+	local root=$1 got want
+	shift
+	got=$(cd "$root" && find . ! -type d | sed 's/^\.//' | sort)
+	want=$(printf '%s\n' "$@" | sort)
+	diff -u <(echo "$want") <(echo "$got") || return 1
+	got=$(sed -n "s|^  INSTALL $root||p" "$root.log" | sort)
+	diff -u <(echo "$want") <(echo "$got")
+}
+
+# pc_cflags ROOT PREFIX: the softsrd.pc installed in ROOT is valid, has
+# the version and Requires, and its Cflags point at ROOT's headers.
+pc_cflags() {
+	local root=$1 prefix=$2 pcdir v r c
+	pcdir=$root$prefix/lib/$multiarch/pkgconfig
+	file_is "$pcdir/softsrd.pc" 644 || return 1
+	export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root
+	pkg-config --validate softsrd || return 1
+	v=$(pkg-config --modversion softsrd)
+	[ "$v" = "$version" ] || { echo "version $v, want $version"; return 1; }
+	r=$(pkg-config --print-requires softsrd)
+	[ "$r" = libibverbs ] || { echo "Requires '$r', want libibverbs"; return 1; }
+	v=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --variable=includedir softsrd)
+	[ "$v" = "$prefix/include" ] || { echo "includedir $v, want $prefix/include"; return 1; }
+	c=$(pkg-config --cflags softsrd)
+	case " $c " in
+	*" -I$root$prefix/include "*) ;;
+	*) echo "Cflags '$c' lack -I$root$prefix/include"; return 1 ;;
+	esac
+}
+
+# compiles ROOT PREFIX: the installed header compiles on its own, found
+# through the installed softsrd.pc.
+compiles() {
+	local root=$1 prefix=$2 c
+	c=$(PKG_CONFIG_PATH=$root$prefix/lib/$multiarch/pkgconfig \
+	    PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags softsrd) || return 1
+	# shellcheck disable=SC2086 # word splitting wanted
+	printf '#include <rdma/srd-abi.h>\nint x = sizeof(struct srd_alloc_ucontext_cmd);\n' |
+		cc $c -fsyntax-only -x c -
+}
+
+# --- make install, PREFIX=/usr ---------------------------------------
+d1=$tmp/usr-root
+mkdir "$d1"
+if make -s -C "$TOP" install NODEPS=1 DESTDIR="$d1" PREFIX=/usr >"$d1.log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/usr"
+else
+	not_ok "make install DESTDIR=... PREFIX=/usr"
+	tail_of "$d1.log"
+fi
+
+want1=()
+for k in "${kvers[@]}"; do
+	check "module for $k in lib/modules/$k/updates" \
+		file_is "$d1/lib/modules/$k/updates/rdma_srd.ko" 644 "$TOP/build/kernel/$k/rdma_srd.ko"
+	want1+=("/lib/modules/$k/updates/rdma_srd.ko")
+done
+check "provider in usr/lib/$multiarch/libibverbs" \
+	file_is "$d1/usr/lib/$multiarch/libibverbs/$plugin" 644 "$TOP/build/provider/$plugin"
+check "etc/libibverbs.d/srd.driver says 'driver srd'" \
+	content_is "$d1/etc/libibverbs.d/srd.driver" "driver srd"
+check "uapi header in usr/include/rdma" \
+	file_is "$d1/usr/include/rdma/srd-abi.h" 644 "$TOP/uapi/rdma/srd-abi.h"
+check "softsrd.pc valid, Version $version, Requires libibverbs, Cflags -I\$DESTDIR/usr/include" \
+	pc_cflags "$d1" /usr
+check "installed header compiles with pkg-config --cflags softsrd" \
+	compiles "$d1" /usr
+want1+=("/usr/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
+	/usr/include/rdma/srd-abi.h "/usr/lib/$multiarch/pkgconfig/softsrd.pc")
+check "nothing else installed (no depmod output), one INSTALL line per file" \
+	manifest_is "$d1" "${want1[@]}"
+
+# --- PREFIX=/usr/local -------------------------------------------------
+# The build is the one just installed: -o all skips remaking it.
+d2=$tmp/usr-local-root
+mkdir "$d2"
+if make -s -C "$TOP" -o all install NODEPS=1 DESTDIR="$d2" PREFIX=/usr/local >"$d2.log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/usr/local"
+else
+	not_ok "make install DESTDIR=... PREFIX=/usr/local"
+	tail_of "$d2.log"
+fi
+check "provider in usr/local/lib/$multiarch/libibverbs" \
+	file_is "$d2/usr/local/lib/$multiarch/libibverbs/$plugin" 644 "$TOP/build/provider/$plugin"
+check "uapi header in usr/local/include/rdma" \
+	file_is "$d2/usr/local/include/rdma/srd-abi.h" 644 "$TOP/uapi/rdma/srd-abi.h"
+check "etc/libibverbs.d/srd.driver names the /usr/local plugin by path" \
+	content_is "$d2/etc/libibverbs.d/srd.driver" "driver /usr/local/lib/$multiarch/libibverbs/libsrd"
+check "softsrd.pc in usr/local, Cflags -I\$DESTDIR/usr/local/include" \
+	pc_cflags "$d2" /usr/local
+want2=()
+for k in "${kvers[@]}"; do
+	want2+=("/lib/modules/$k/updates/rdma_srd.ko")
+done
+want2+=("/usr/local/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
+	/usr/local/include/rdma/srd-abi.h "/usr/local/lib/$multiarch/pkgconfig/softsrd.pc")
+check "nothing installed outside usr/local, etc and lib/modules" \
+	manifest_is "$d2" "${want2[@]}"
+
+# --- a missing build ------------------------------------------------------
+d3=$tmp/no-build-root
+mkdir "$d3" "$tmp/empty-build"
+refuses() {
+	local out
+	if out=$("$TOP/scripts/install.sh" "$d3" /usr "/usr/lib/$multiarch" /etc \
+			"$tmp/empty-build" "${kvers[*]}" "$version" 2>&1); then
+		echo "install.sh succeeded without a build"
+		return 1
+	fi
+	[[ $out == *"run make first"* ]] || { echo "$out"; return 1; }
+	[ -z "$(find "$d3" ! -type d)" ] || { echo "installed something:"; find "$d3" ! -type d; return 1; }
+}
+check "install.sh without a build says 'run make first' and installs nothing" refuses
+
+# --- DKMS ---------------------------------------------------------------------
+# dkms.conf's settings, read the way dkms reads them: sourced by bash
+# with kernelver set.
+dkms_conf() {
+	(
+		# shellcheck disable=SC2034 # used by dkms.conf
+		kernelver=$dkms_kver
+		# shellcheck source=/dev/null
+		. "$TOP/dkms.conf"
+		echo "$PACKAGE_NAME $PACKAGE_VERSION ${BUILT_MODULE_NAME[0]} ${AUTOINSTALL}"
+		echo "${BUILT_MODULE_LOCATION[0]}"
+		echo "${MAKE[0]}"
+	)
+}
+conf_ok() {
+	local conf
+	conf=$(dkms_conf) || return 1
+	if [ "$(sed -n 1p <<<"$conf")" != "softsrd $version rdma_srd yes" ] ||
+	   [ "$(sed -n 2p <<<"$conf")" != "build/kernel/$dkms_kver/" ] ||
+	   [[ $(sed -n 3p <<<"$conf") != *NODEPS=1* ]]; then
+		echo "$conf"
+		return 1
+	fi
+}
+check "dkms.conf: softsrd $version, rdma_srd, AUTOINSTALL, NODEPS=1" conf_ok
+
+# The tree DKMS would get: what git tracks or would track, without build/.
+src=$tmp/dkms/softsrd/$version/build
+mkdir -p "$src"
+if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$TOP" && git ls-files -co --exclude-standard -z |
+		while IFS= read -r -d '' f; do
+			[ -e "$f" ] && printf '%s\0' "$f"
+		done | tar --null -T - -cf -) | tar -xf - -C "$src"
+else
+	tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$src"
+fi
+
+# Commands that installing dependencies would run: they must not be.
+shim=$tmp/shim
+mkdir "$shim"
+for c in apt-get apt sudo dpkg-query; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s"\nexit 1\n' "$c" "$tmp/deps-called" >"$shim/$c"
+	chmod +x "$shim/$c"
+done
+
+dkms_build() {
+	# As dkms's actual_build: in the build directory, CLEAN, then MAKE[0]
+	# with "make" turned into "make -jN KERNELRELEASE=<kernel>".
+	cd "$src"
+	# shellcheck disable=SC2034 # used by dkms.conf
+	kernelver=$dkms_kver
+	# shellcheck disable=SC2034
+	kernel_source_dir=/lib/modules/$dkms_kver/build
+	# shellcheck disable=SC2034
+	dkms_tree=$tmp/dkms
+	# shellcheck source=/dev/null
+	. ./dkms.conf
+	local make_command=${MAKE[0]}
+	make_command=${make_command/#make/make -j$(nproc) KERNELRELEASE=$kernelver}
+	echo "+ $CLEAN"
+	eval "$CLEAN"
+	echo "+ $make_command"
+	export PATH=$shim:$PATH
+	eval "$make_command"
+}
+if [ -z "$dkms_kver" ]; then
+	not_ok "DKMS build: no kernel with a kbuild tree in /lib/modules"
+elif (dkms_build) >"$tmp/dkms.log" 2>&1; then
+	ok "DKMS build for $dkms_kver in a copy of the source tree"
+else
+	not_ok "DKMS build for $dkms_kver in a copy of the source tree"
+	tail_of "$tmp/dkms.log"
+fi
+built_ok() {
+	local loc vm
+	loc=$(dkms_conf | sed -n 2p)
+	file_is "$src/${loc}rdma_srd.ko" 644 || return 1
+	vm=$(modinfo -F vermagic "$src/${loc}rdma_srd.ko")
+	[ "${vm%% *}" = "$dkms_kver" ] || { echo "vermagic '$vm', want $dkms_kver"; return 1; }
+}
+check "DKMS: rdma_srd.ko for $dkms_kver at BUILT_MODULE_LOCATION" built_ok
+no_deps() {
+	[ ! -e "$tmp/deps-called" ] || { cat "$tmp/deps-called"; return 1; }
+}
+check "DKMS build ran no apt (NODEPS=1)" no_deps
+
+if [ "$n" -ne "$planned" ]; then
+	echo "# ran $n tests, planned $planned"
+	exit 1
+fi
+[ "$failed" -eq 0 ]
