@@ -28,6 +28,9 @@ pp rdma link del srd0
 pp ip netns del hostB
 echo
 echo "# hostB's netdev is gone, and srd1 with it:"
-sleep 0.5
+for _ in $(seq 100); do
+	[ -d /sys/class/infiniband/srd1 ] || break
+	sleep 0.05
+done
 pp rdma link
 pp ip netns del hostA

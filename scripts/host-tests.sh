@@ -125,10 +125,10 @@ vm() { "$TOP/scripts/vm-run.sh" --kernel "${VM_KERNEL:-6.1}" "$@"; }
 t test_vm_passes_exit_status
 test_vm_passes_exit_status() {
 	local rc start
-	start=$(date +%s.%N)
+	start=$(date +%s%N)
 	vm -- bash -c 'lsmod | grep -q "^rdma_srd " && exit 3' >"$tmp/out" 2>&1
 	rc=$?
-	echo "# boot, command and power-off took $(echo "$(date +%s.%N) - $start" | bc | cut -c1-4)s"
+	echo "# boot, command and power-off took $((($(date +%s%N) - start) / 1000000)) ms"
 	[ $rc -eq 3 ] || { sed 's/^/# /' "$tmp/out"; return 1; }
 }
 
