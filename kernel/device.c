@@ -225,8 +225,14 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Once registered, a concurrent "rdma link del" may unregister and
+	 * free the device: keep its memory until we are done with it.
+	 */
+	get_device(&sdev->ibdev.dev);
 	err = ib_register_device(&sdev->ibdev, name, NULL);
 	if (err) {
+		put_device(&sdev->ibdev.dev);
 		/* ib_core reports a name taken meanwhile as ENFILE. */
 		if (err == -ENFILE)
 			err = -EEXIST;
@@ -248,14 +254,21 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	rtnl_unlock();
 	if (gone) {
 		ib_unregister_device(&sdev->ibdev);
-		return -ENODEV;
+		err = -ENODEV;
+		goto out_put;
 	}
 
 	/* Catch up on address changes made while registering. */
-	srd_gid_schedule_sync(sdev);
+	if (ib_device_try_get(&sdev->ibdev)) {
+		srd_gid_schedule_sync(sdev);
+		ib_device_put(&sdev->ibdev);
+	}
 	ibdev_info(&sdev->ibdev, "softsrd %s on netdev %s\n", SRD_VERSION,
 		   netdev_name(ndev));
-	return 0;
+	err = 0;
+out_put:
+	put_device(&sdev->ibdev.dev);
+	return err;
 
 err_dealloc:
 	ib_dealloc_device(&sdev->ibdev);	/* calls srd_dealloc_driver */

@@ -6,7 +6,9 @@
  *
  *  - struct srd_dev embeds the ib_device.  ib_core owns its memory: it is
  *    allocated by ib_alloc_device() in newlink and freed by ib_core after
- *    ib_unregister_device*() has called srd_dealloc_driver().
+ *    ib_unregister_device*() has called srd_dealloc_driver().  newlink
+ *    holds a device kref (get_device) across registration, so a racing
+ *    "rdma link del" cannot free it before newlink is done with it.
  *  - srd_devices (list) is guarded by srd_devices_lock, a BH spinlock,
  *    because the inet6addr notifier may run in softirq context.  A device is on the list
  *    from just after ib_register_device() until srd_dealloc_driver().

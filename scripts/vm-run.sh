@@ -110,9 +110,27 @@ done
 arg() { sed -n "s/.*srd_vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 out=$(arg out)
 stage2=$(arg stage2)
+top=$(arg top)
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 root /newroot
+# tmpfs on /run, /tmp and /var/tmp; where the tree (or the shared output
+# directory) lives below one of them, bind its top directory back in.
+for d in run tmp var/tmp; do
+	mkdir -p "/keep/$d"
+	mount --bind "/newroot/$d" "/keep/$d"
+	mount -t tmpfs tmpfs "/newroot/$d"
+	for p in "$top" "$out"; do
+		case "$p" in
+		"/$d/"*)
+			first=${p#/$d/}
+			first=${first%%/*}
+			[ -d "/newroot/$d/$first" ] && continue
+			mkdir -p "/newroot/$d/$first"
+			mount --bind "/keep/$d/$first" "/newroot/$d/$first"
+			;;
+		esac
+	done
+done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "/newroot$out"
-for d in run tmp var/tmp; do mount -t tmpfs tmpfs /newroot/$d; done
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
@@ -145,7 +163,7 @@ fi
 qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 2G
 	-display none -no-reboot -nodefaults
 	-kernel "$vmlinuz" -initrd "$initrd"
-	-append "console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 srd_vm.out=$out srd_vm.stage2=$TOP/scripts/vm-guest.sh"
+	-append "console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 srd_vm.out=$out srd_vm.top=$TOP srd_vm.stage2=$TOP/scripts/vm-guest.sh"
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
 	-device virtio-rng-pci)

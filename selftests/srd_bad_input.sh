@@ -22,23 +22,19 @@ expect_fail_with "second device on one netdev" "Device or resource busy" \
 	rdma link add srdb2 type srd netdev sb0
 srd_link_gone srdb2 || fail "a second device was created on sb0"
 
+# non_ip_netdev KIND NAME LINK: a netdev of KIND cannot take an srd device.
 nonip=0
-if modprobe nlmon 2>/dev/null; then
-	pp ip link add sbnl type nlmon
-	SRD_NETDEVS+=(sbnl)
-	expect_fail_with "nlmon netdev (cannot carry IP)" "Protocol not supported" \
-		rdma link add srdb3 type srd netdev sbnl
-	srd_link_gone srdb3 || fail "a device was created on an nlmon netdev"
+non_ip_netdev() {
+	modprobe "$1" 2>/dev/null || return 0
+	pp ip link add "$2" type "$1"
+	SRD_NETDEVS+=("$2")
+	expect_fail_with "$1 netdev (cannot carry IP)" "Protocol not supported" \
+		rdma link add "$3" type srd netdev "$2"
+	srd_link_gone "$3" || fail "a device was created on a $1 netdev"
 	nonip=$((nonip + 1))
-fi
-if modprobe vcan 2>/dev/null; then
-	pp ip link add sbcan type vcan
-	SRD_NETDEVS+=(sbcan)
-	expect_fail_with "vcan netdev (cannot carry IP)" "Protocol not supported" \
-		rdma link add srdb4 type srd netdev sbcan
-	srd_link_gone srdb4 || fail "a device was created on a vcan netdev"
-	nonip=$((nonip + 1))
-fi
+}
+non_ip_netdev nlmon sbnl srdb3
+non_ip_netdev vcan sbcan srdb4
 [ $nonip -gt 0 ] || skip "neither nlmon nor vcan is available to test a non-IP netdev"
 
 expect_eq "number of RDMA links unchanged" "$before" "$(rdma_link_count)"
