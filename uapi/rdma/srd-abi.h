@@ -51,4 +51,219 @@ struct srd_alloc_pd_resp {
 	__u32 reserved;		/* 0 */
 };
 
+/*
+ * Shared rings.
+ *
+ * Every SQ, RQ and CQ is one ring in kernel memory that the provider maps
+ * with mmap(2) at the offset (mmap_key) the create response gives.  A ring
+ * is a struct srd_ring_ctl at offset 0, then num_entries slots of `stride`
+ * bytes from SRD_RING_SLOTS_OFFSET.  num_entries is a power of two.
+ *
+ * prod and cons are free-running 32-bit counters; slot i is at index
+ * (i & (num_entries - 1)).  The ring is empty when prod == cons and full
+ * when prod - cons == num_entries.  Each counter has exactly one writer:
+ *
+ *   ring  producer (writes prod)    consumer (writes cons)
+ *   SQ    provider (post_send)      kernel (doorbell)
+ *   RQ    provider (post_recv)      kernel (packet receive)
+ *   CQ    kernel (completions)      provider (poll_cq)
+ *
+ * A producer fills the slot, then publishes it with a release store to
+ * prod; a consumer reads prod with an acquire load, reads the slot, then
+ * frees it with a release store to cons.  The kernel never trusts what it
+ * reads from a ring: it copies a slot before it checks it, and treats
+ * prod - cons > num_entries as an empty, broken ring.
+ *
+ * The ctl.state of an SQ or RQ is the QP state.  The provider refuses
+ * sends before RTS and receives in RESET by it.  Posting a receive while
+ * the QP goes to ERR is a handshake: the provider publishes prod, issues a
+ * full barrier, then reads state, and rings the doorbell if it reads ERR;
+ * the kernel writes state, issues a full barrier, then flushes up to prod.
+ * Either way the receive is flushed.
+ *
+ * Slot layouts: an SQ slot is struct srd_send_wqe, then its SGEs or inline
+ * bytes from offset sizeof(struct srd_send_wqe) (48); an RQ slot is struct
+ * srd_recv_wqe, then its SGEs.  The stride holds the header plus
+ * max(SGEs x 16, inline bytes) that the QP was granted, and is a multiple
+ * of 16.
+ */
+#define SRD_RING_SLOTS_OFFSET	256
+
+struct srd_ring_ctl {
+	__u32 prod;
+	__u32 pad0[15];			/* prod and cons: separate cache lines */
+	__u32 cons;
+	__u32 pad1[15];
+	/*
+	 * Written by the kernel only.  For an SQ or RQ: the QP's state as an
+	 * enum ibv_qp_state value.  For a CQ: SRD_CQ_FLAG_* bits.
+	 */
+	__u32 state;
+	__u32 pad2[15];
+};
+
+/* srd_ring_ctl.state of a CQ */
+enum srd_cq_flags {
+	SRD_CQ_FLAG_OVERFLOW = 1 << 0,	/* a completion was lost: CQ error */
+};
+
+/* Where a ring is and what it holds: part of a create response. */
+struct srd_ring_info {
+	__aligned_u64 mmap_key;		/* mmap(2) offset */
+	__u32 mmap_size;		/* bytes to map, a page multiple */
+	__u32 num_entries;		/* slots, a power of two */
+	__u32 stride;			/* bytes per slot */
+	__u32 reserved;			/* 0 */
+};
+
+/* A scatter/gather element, as in struct ibv_sge. */
+struct srd_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* SQ slot opcodes */
+enum srd_wqe_opcode {
+	SRD_WQE_SEND = 0,
+	SRD_WQE_SEND_WITH_IMM = 1,
+	SRD_WQE_RDMA_WRITE = 2,		/* SRD QPs only */
+	SRD_WQE_RDMA_WRITE_WITH_IMM = 3,	/* SRD QPs only */
+	SRD_WQE_RDMA_READ = 4,		/* SRD QPs only */
+};
+
+/* SQ slot flags */
+enum srd_wqe_flags {
+	SRD_WQE_SIGNALED = 1 << 0,	/* generate a completion */
+	SRD_WQE_SOLICITED = 1 << 1,	/* ask for a solicited event */
+	SRD_WQE_INLINE = 1 << 2,	/* data follows the header */
+};
+
+/*
+ * An SQ slot: this header, then num_sge struct srd_sge, or inline_len bytes
+ * of data when SRD_WQE_INLINE is set.  The destination is an AH number
+ * (srd_create_ah_resp.ahn), a QP number and a Q_Key, as in a UD work
+ * request.
+ */
+struct srd_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;			/* enum srd_wqe_opcode */
+	__u8 flags;			/* enum srd_wqe_flags */
+	__u16 num_sge;
+	__u32 inline_len;		/* bytes */
+	__be32 imm_data;		/* as in ibv_send_wr: network order */
+	__u32 ahn;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__aligned_u64 remote_addr;	/* RDMA opcodes */
+	__u32 rkey;			/* RDMA opcodes */
+	__u32 reserved;			/* 0 */
+};
+
+/* An RQ slot: this header, then num_sge struct srd_sge. */
+struct srd_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;			/* 0 */
+};
+
+/* CQE opcodes: the values of enum ibv_wc_opcode. */
+enum srd_cqe_opcode {
+	SRD_CQE_SEND = 0,
+	SRD_CQE_RDMA_WRITE = 1,
+	SRD_CQE_RDMA_READ = 2,
+	SRD_CQE_RECV = 128,
+	SRD_CQE_RECV_RDMA_WITH_IMM = 129,
+};
+
+/* CQE flags */
+enum srd_cqe_flags {
+	SRD_CQE_WITH_IMM = 1 << 0,	/* imm_data is valid */
+	SRD_CQE_GRH = 1 << 1,		/* a GRH is in the first 40 bytes */
+	SRD_CQE_SOLICITED = 1 << 2,	/* the sender asked for an event */
+};
+
+/*
+ * Completion status: the values of enum ibv_wc_status.  vendor_err says
+ * more, with the codes below (docs/protocol.md lists them).
+ */
+enum srd_vendor_err {
+	SRD_VERR_NONE = 0,
+	SRD_VERR_BAD_LKEY = 1,		/* no MR with this lkey */
+	SRD_VERR_LKEY_PD = 2,		/* the MR is in another PD */
+	SRD_VERR_LKEY_RANGE = 3,	/* the SGE is outside the MR */
+	SRD_VERR_LKEY_ACCESS = 4,	/* the MR lacks the access needed */
+	SRD_VERR_BAD_AH = 5,		/* no AH with this number */
+	SRD_VERR_MSG_TOO_LONG = 6,	/* larger than the QP type allows */
+	SRD_VERR_BAD_WQE = 7,		/* malformed slot */
+	SRD_VERR_BAD_OPCODE = 8,	/* opcode not valid on this QP */
+	SRD_VERR_RECV_TOO_SHORT = 9,	/* receive buffers too small */
+	SRD_VERR_NO_ROUTE = 10,		/* no route to the destination */
+	SRD_VERR_NOMEM = 11,		/* out of kernel memory */
+	SRD_VERR_FLUSH = 12,		/* flushed: the QP is in error */
+};
+
+/* A CQ slot: 64 bytes. */
+struct srd_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;			/* enum ibv_wc_status */
+	__u8 opcode;			/* enum srd_cqe_opcode */
+	__u16 flags;			/* enum srd_cqe_flags */
+	__u32 vendor_err;		/* enum srd_vendor_err */
+	__u32 byte_len;			/* receives: GRH included */
+	__be32 imm_data;
+	__u32 qp_num;			/* the local QP */
+	__u32 src_qp;			/* receives: the sender's QP */
+	__u16 slid;			/* receives: local AH number of the
+					 * sender, or 0xffff if none
+					 */
+	__u16 reserved0;
+	__u32 reserved1;
+	__u8 sgid[16];			/* receives: the sender's GID */
+	__u32 reserved2[2];
+};
+
+/* create_cq: provider -> kernel */
+struct srd_create_cq_cmd {
+	__u32 comp_mask;		/* 0 */
+	__u32 reserved;			/* 0 */
+};
+
+/* create_cq: kernel -> provider */
+struct srd_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	struct srd_ring_info ring;	/* stride is sizeof(struct srd_cqe) */
+};
+
+/* Driver QP types, for IBV_QPT_DRIVER. */
+enum srd_qp_type {
+	SRD_QP_TYPE_NONE = 0,		/* qp_type is a standard one (UD) */
+	SRD_QP_TYPE_SRD = 1,
+};
+
+/* create_qp: provider -> kernel */
+struct srd_create_qp_cmd {
+	__u32 comp_mask;		/* 0 */
+	__u32 driver_qp_type;		/* enum srd_qp_type */
+};
+
+/* create_qp: kernel -> provider */
+struct srd_create_qp_resp {
+	__u32 comp_mask;
+	__u32 max_msg_sz;		/* bytes one work request may carry */
+	struct srd_ring_info sq;	/* slots: struct srd_send_wqe + data */
+	struct srd_ring_info rq;	/* slots: struct srd_recv_wqe + SGEs */
+};
+
+/* create_ah: kernel -> provider */
+struct srd_create_ah_resp {
+	__u32 comp_mask;
+	__u16 ahn;			/* what srddv_query_ah reports */
+	__u16 reserved;
+};
+
+/* The size of the GRH area at the head of a UD receive buffer. */
+#define SRD_GRH_BYTES		40
+
 #endif /* SRD_ABI_USER_H */
