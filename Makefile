@@ -29,7 +29,7 @@ DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 SYSCONFDIR ?= /etc
 
-KSRC := main.c device.c gid.c link.c netdev.c verbs.c srd.h Kbuild
+KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider selftests check demo vm-shell \

@@ -8,6 +8,7 @@
 #include <linux/if_arp.h>
 #include <net/addrconf.h>
 #include <rdma/ib_mad.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/srd-abi.h>
 
 #include "srd.h"
@@ -55,12 +56,26 @@ static bool srd_port_is_up(const struct net_device *ndev)
 	return netif_running(ndev) && netif_carrier_ok(ndev);
 }
 
+/* The port's active MTU, or 0 if the netdev's MTU is too small for any. */
+static enum ib_mtu srd_active_mtu(struct srd_dev *sdev)
+{
+	int payload = READ_ONCE(sdev->ndev->mtu) - SRD_WIRE_OVERHEAD_BYTES;
+
+	return payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
+}
+
+u32 srd_port_mtu_bytes(struct srd_dev *sdev)
+{
+	enum ib_mtu mtu = srd_active_mtu(sdev);
+
+	return mtu ? ib_mtu_enum_to_int(mtu) : 0;
+}
+
 static int srd_query_port(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attr *attr)
 {
 	struct srd_dev *sdev = to_sdev(ibdev);
 	struct net_device *ndev = sdev->ndev;
-	int payload = READ_ONCE(ndev->mtu) - SRD_WIRE_OVERHEAD_BYTES;
 
 	/* ib_core zeroed *attr. */
 	attr->gid_tbl_len = SRD_GID_TBL_LEN;
@@ -68,7 +83,7 @@ static int srd_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = SRD_MAX_MSG_BYTES;
 	attr->max_mtu = IB_MTU_4096;
 	attr->max_vl_num = 1;
-	attr->active_mtu = payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
+	attr->active_mtu = srd_active_mtu(sdev);
 	if (srd_port_is_up(ndev)) {
 		attr->state = IB_PORT_ACTIVE;
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
@@ -99,8 +114,11 @@ static int srd_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	immutable->gid_tbl_len = SRD_GID_TBL_LEN;
 	immutable->pkey_tbl_len = 1;
-	/* SRD is neither IB nor RoCE nor iWARP: no core protocol bits. */
-	immutable->core_cap_flags = 0;
+	/*
+	 * SRD is neither IB nor RoCE nor iWARP: no core protocol bits.  An
+	 * AH needs a GRH, since GIDs are the only addresses.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_IB_GRH_REQUIRED;
 	return 0;
 }
 
@@ -150,29 +168,72 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 
 	cancel_work_sync(&sdev->gid_work);
 	ida_destroy(&sdev->pd_ida);
+	/* ib_core destroyed every object before calling us. */
+	WARN_ON_ONCE(!xa_empty(&sdev->qps));
+	WARN_ON_ONCE(!xa_empty(&sdev->ah_by_num));
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->mrs_by_lkey);
+	xa_destroy(&sdev->mrs_by_rkey);
+	xa_destroy(&sdev->ah_by_num);
+	if (sdev->snet)
+		srd_net_put(sdev->snet);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
+
+/* ib_core passes create_cq an attribute bundle since 6.11 or so. */
+#ifdef HAVE_CREATE_CQ_ATTR_BUNDLE
+static int srd_create_cq_op(struct ib_cq *ibcq,
+			    const struct ib_cq_init_attr *attr,
+			    struct uverbs_attr_bundle *attrs)
+{
+	return srd_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define srd_create_cq_op srd_create_cq
+#endif
 
 const struct ib_device_ops srd_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SRD_UVERBS_ABI_VERSION,
 
+	.alloc_hw_device_stats = srd_alloc_hw_device_stats,
+	.alloc_hw_port_stats = srd_alloc_hw_port_stats,
 	.alloc_pd = srd_alloc_pd,
 	.alloc_ucontext = srd_alloc_ucontext,
+	.create_ah = srd_create_ah,
+	.create_cq = srd_create_cq_op,
+	.create_qp = srd_create_qp,
+	.create_user_ah = srd_create_ah,
 	.dealloc_driver = srd_dealloc_driver,
 	.dealloc_pd = srd_dealloc_pd,
 	.dealloc_ucontext = srd_dealloc_ucontext,
+	.dereg_mr = srd_dereg_mr,
+	.destroy_ah = srd_destroy_ah,
+	.destroy_cq = srd_destroy_cq,
+	.destroy_qp = srd_destroy_qp,
 	.device_group = &srd_dev_attr_group,
 	.get_dev_fw_str = srd_get_dev_fw_str,
+	.get_hw_stats = srd_get_hw_stats,
 	.get_link_layer = srd_get_link_layer,
 	.get_port_immutable = srd_get_port_immutable,
+	.mmap = srd_mmap,
+	.mmap_free = srd_mmap_free,
+	.modify_qp = srd_modify_qp,
+	.post_recv = srd_post_recv,
+	.post_send = srd_post_send,
 	.query_device = srd_query_device,
 	.query_gid = srd_query_gid,
 	.query_pkey = srd_query_pkey,
 	.query_port = srd_query_port,
+	.query_qp = srd_query_qp,
+	.reg_user_mr = srd_reg_user_mr,
+	.req_notify_cq = srd_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, srd_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, srd_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, srd_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, srd_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srd_ucontext, ibuc),
 };
 
@@ -207,9 +268,22 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	spin_lock_init(&sdev->gid_lock);
 	ida_init(&sdev->pd_ida);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->mrs_by_lkey, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->mrs_by_rkey, XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&sdev->ah_lock);
+	xa_init_flags(&sdev->ah_by_num, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	hash_init(sdev->ah_by_dgid);
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	srd_gid_init(sdev);
+
+	err = srd_net_get(dev_net(ndev), &sdev->snet);
+	if (err) {
+		pr_debug("rdma_srd: no UDP socket in %s's namespace: %d\n",
+			 netdev_name(ndev), err);
+		goto err_dealloc;
+	}
 
 	sdev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
 	sdev->ibdev.phys_port_cnt = 1;
@@ -295,6 +369,35 @@ struct srd_dev *srd_dev_get_by_netdev(struct net_device *ndev)
 	return found;
 }
 
+/*
+ * Find the registered device in @net that owns address @gid, and take a
+ * registration reference on it.  Safe in atomic context.
+ */
+struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid)
+{
+	struct srd_dev *sdev, *found = NULL;
+	int i;
+
+	spin_lock_bh(&srd_devices_lock);
+	list_for_each_entry(sdev, &srd_devices, list) {
+		if (!net_eq(dev_net(sdev->ndev), net))
+			continue;
+		spin_lock(&sdev->gid_lock);
+		for (i = 0; i < SRD_GID_TBL_LEN; i++)
+			if (sdev->gids[i].valid &&
+			    !memcmp(&sdev->gids[i].gid, gid, sizeof(*gid)))
+				break;
+		spin_unlock(&sdev->gid_lock);
+		if (i < SRD_GID_TBL_LEN) {
+			if (ib_device_try_get(&sdev->ibdev))
+				found = sdev;
+			break;
+		}
+	}
+	spin_unlock_bh(&srd_devices_lock);
+	return found;
+}
+
 /* Is any device, registered or going away, still bound to @ndev? */
 bool srd_netdev_has_dev(struct net_device *ndev)
 {
@@ -329,17 +432,22 @@ void srd_dev_port_event(struct srd_dev *sdev, enum ib_event_type type)
  * ib_unregister_device() then waits for, or skips, that work.  It runs
  * srd_dealloc_driver(), which takes the device off the list.
  */
-void srd_dev_remove_all(void)
+static void srd_dev_remove_matching(struct net *net)
 {
-	struct srd_dev *sdev;
+	struct srd_dev *sdev, *found;
 
 	for (;;) {
+		found = NULL;
 		spin_lock_bh(&srd_devices_lock);
-		sdev = list_first_entry_or_null(&srd_devices, struct srd_dev,
-						list);
-		if (sdev)
-			get_device(&sdev->ibdev.dev);
+		list_for_each_entry(sdev, &srd_devices, list) {
+			if (!net || net_eq(dev_net(sdev->ndev), net)) {
+				found = sdev;
+				get_device(&sdev->ibdev.dev);
+				break;
+			}
+		}
 		spin_unlock_bh(&srd_devices_lock);
+		sdev = found;
 		if (!sdev)
 			break;
 		ib_unregister_device(&sdev->ibdev);
@@ -349,4 +457,15 @@ void srd_dev_remove_all(void)
 		 */
 		put_device(&sdev->ibdev.dev);
 	}
+}
+
+void srd_dev_remove_all(void)
+{
+	srd_dev_remove_matching(NULL);
+}
+
+/* @net is being dismantled: remove its devices, synchronously. */
+void srd_dev_remove_net(struct net *net)
+{
+	srd_dev_remove_matching(net);
 }

@@ -13,17 +13,23 @@ static int __init srd_init(void)
 {
 	int err;
 
-	err = srd_netdev_notifiers_register();
+	err = srd_socket_init();
 	if (err)
 		return err;
+	err = srd_netdev_notifiers_register();
+	if (err)
+		goto err_socket;
 	err = srd_link_register();
 	if (err)
 		goto err_notifiers;
-	pr_info("rdma_srd: softsrd %s loaded\n", SRD_VERSION);
+	pr_info("rdma_srd: softsrd %s loaded, UDP port %u\n", SRD_VERSION,
+		srd_udp_port);
 	return 0;
 
 err_notifiers:
 	srd_netdev_notifiers_unregister();
+err_socket:
+	srd_socket_exit();
 	return err;
 }
 
@@ -34,6 +40,7 @@ static void __exit srd_exit(void)
 	/* ... then remove the ones there are; their dealloc stops their work. */
 	srd_dev_remove_all();
 	srd_netdev_notifiers_unregister();
+	srd_socket_exit();
 	pr_info("rdma_srd: unloaded\n");
 }
 

@@ -31,7 +31,14 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
+#include <linux/hashtable.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <rdma/srd-abi.h>
 
 #include "compat.h"
 
@@ -64,13 +71,55 @@
 #define SRD_MAX_CQ		4096
 #define SRD_MAX_CQE		(64 * 1024)
 #define SRD_MAX_MR		(64 * 1024)
-#define SRD_MAX_AH		(64 * 1024)
+#define SRD_MAX_AH		0xffff	/* AH numbers 0..0xfffe; 0xffff is "none" */
 #define SRD_MAX_SEND_SGE	16
 #define SRD_MAX_RECV_SGE	16
 #define SRD_MAX_RDMA_SGE	16
 #define SRD_MAX_INLINE_BYTES	256
 #define SRD_MAX_MSG_BYTES	(1U << 20)
 #define SRD_MAX_MR_BYTES	(1ULL << 40)
+
+/* The UDP port SRD listens on and sends to (module parameter udp_port). */
+extern unsigned short srd_udp_port;
+
+/* Device counters, shown in hw_counters and by "rdma statistic". */
+enum srd_counter {
+	/* Live objects: they return to their baseline when all is freed. */
+	SRD_CNT_PDS,
+	SRD_CNT_CQS,
+	SRD_CNT_QPS,
+	SRD_CNT_MRS,
+	SRD_CNT_AHS,
+	/* Events, monotonic. */
+	SRD_CNT_TX_PACKETS,
+	SRD_CNT_TX_BYTES,
+	SRD_CNT_TX_ERRORS,
+	SRD_CNT_RX_PACKETS,
+	SRD_CNT_RX_BYTES,
+	SRD_CNT_RX_DROP_BAD_HDR,
+	SRD_CNT_RX_DROP_NO_QP,
+	SRD_CNT_RX_DROP_QP_STATE,
+	SRD_CNT_RX_DROP_QKEY,
+	SRD_CNT_RX_DROP_NO_RECV,
+	SRD_CNT_CQ_OVERFLOWS,
+	SRD_CNT_WQE_ERRORS,
+	SRD_NUM_COUNTERS
+};
+
+/*
+ * The UDP sockets of one network namespace, shared by every srd device
+ * whose netdev lives there.  Each device holds a reference from newlink to
+ * dealloc_driver; the namespace's pre-exit removes the devices first, so
+ * the sockets never outlive the namespace.  sock6 is NULL when IPv6 is
+ * disabled.
+ */
+struct srd_net {
+	struct list_head list;		/* srd_nets, under srd_nets_mutex */
+	struct net *net;		/* not counted: see above */
+	refcount_t users;
+	struct socket *sock4;
+	struct socket *sock6;
+};
 
 struct srd_gid_entry {
 	union ib_gid gid;
@@ -94,6 +143,33 @@ struct srd_dev {
 
 	/* PD numbers; the IDA has its own lock. */
 	struct ida pd_ida;
+
+	/* The namespace's sockets; held from newlink to dealloc_driver. */
+	struct srd_net *snet;
+
+	/*
+	 * QPs by number.  The xarray's lock (BH) guards lookups that take a
+	 * QP reference, so a destroyed QP is never found (see srd_qp).
+	 */
+	struct xarray qps;
+	u32 next_qpn;
+	atomic_t next_cqn;		/* CQ numbers: names for logs only */
+
+	/* MRs by lkey and by rkey, same rule as qps. */
+	struct xarray mrs_by_lkey;
+	struct xarray mrs_by_rkey;
+
+	/*
+	 * Address handles are per device and per destination (as EFA does
+	 * it): every ib_ah to the same (sgid, dgid) shares one struct
+	 * srd_ah_entry and its AH number.  ah_lock (BH) guards both indexes:
+	 * by number (sends) and by destination GID (receives, for slid).
+	 */
+	spinlock_t ah_lock;
+	struct xarray ah_by_num;
+	DECLARE_HASHTABLE(ah_by_dgid, 8);
+
+	atomic64_t counters[SRD_NUM_COUNTERS];
 };
 
 static inline struct srd_dev *to_sdev(struct ib_device *ibdev)
@@ -115,6 +191,155 @@ static inline struct srd_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct srd_pd, ibpd);
 }
 
+static inline void srd_count(struct srd_dev *sdev, enum srd_counter c, s64 n)
+{
+	atomic64_add(n, &sdev->counters[c]);
+}
+
+static inline void srd_count_one(struct srd_dev *sdev, enum srd_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
+
+/*
+ * A ring shared with userspace (uapi/rdma/srd-abi.h).  Its memory belongs
+ * to the mmap entry: rdma_user_mmap_entry_remove() by the owning object
+ * drops the driver's reference, and srd_mmap_free() frees the ring once
+ * userspace has unmapped it too, so a live mapping never sees freed pages.
+ */
+struct srd_ring {
+	struct rdma_user_mmap_entry mmap_entry;
+	void *buf;			/* vmalloc_user(), size bytes */
+	size_t size;
+	struct srd_ring_ctl *ctl;	/* == buf */
+	u32 num_entries;		/* power of two */
+	u32 stride;
+};
+
+static inline void *srd_ring_slot(struct srd_ring *ring, u32 index)
+{
+	return ring->buf + SRD_RING_SLOTS_OFFSET +
+	       (size_t)(index & (ring->num_entries - 1)) * ring->stride;
+}
+
+/*
+ * A memory region.  Found by key under the device's xarray lock, which
+ * takes a reference; dereg removes both keys, drops the initial reference
+ * and waits for the others, so a work request racing dereg either copies
+ * while the pages are still pinned or does not find the MR at all.
+ */
+struct srd_mr {
+	struct ib_mr ibmr;
+	struct srd_dev *sdev;
+	refcount_t ref;
+	struct completion released;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_offset;	/* of iova in pages[0] */
+	u64 iova;
+	u64 length;
+	int access;			/* enum ib_access_flags */
+};
+
+static inline struct srd_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct srd_mr, ibmr);
+}
+
+/*
+ * A completion queue.  lock (irqsave: ib_core may call req_notify from
+ * any context) guards prod, notify and overflowed, and serialises the
+ * kernel's writes to the ring.
+ */
+struct srd_cq {
+	struct ib_cq ibcq;
+	struct srd_dev *sdev;
+	spinlock_t lock;
+	struct srd_ring *ring;
+	u32 prod;			/* the kernel's copy, authoritative */
+	u32 cqn;
+	enum ib_cq_notify_flags notify;	/* 0, NEXT_COMP or SOLICITED */
+	bool overflowed;
+};
+
+static inline struct srd_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct srd_cq, ibcq);
+}
+
+/* An entry in the device's AH table: one per destination. */
+struct srd_ah_entry {
+	struct hlist_node node;		/* sdev->ah_by_dgid, under ah_lock */
+	unsigned int users;		/* ib_ahs using it, under ah_lock */
+	u16 ahn;
+	union ib_gid sgid;
+	union ib_gid dgid;
+};
+
+struct srd_ah {
+	struct ib_ah ibah;
+	struct srd_ah_entry *entry;
+};
+
+static inline struct srd_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct srd_ah, ibah);
+}
+
+/*
+ * One work queue of a QP.  The kernel's consumer index (cons) is its own
+ * copy; the ring's prod is the provider's and is read, never trusted.
+ * wqe is a kernel copy of the slot being processed, stride bytes.
+ */
+struct srd_wq {
+	struct srd_ring *ring;
+	u32 cons;
+	void *wqe;
+	u32 max_sge;
+};
+
+/*
+ * A queue pair.
+ *
+ * Lifetime: the QP is in sdev->qps from create to destroy.  Lookups (the
+ * receive path) take a reference under the xarray lock; destroy erases it,
+ * drops the initial reference and waits for the rest.
+ *
+ * Locking, outermost first:
+ *  - sq_mutex serialises SQ processing: the doorbell, modify_qp, destroy.
+ *  - rq_lock (BH) serialises RQ consumption: packet receive and flushes.
+ *  - the CQs' locks.
+ * state is written with rq_lock held (and sq_mutex too, except when the
+ * receive path moves the QP to ERR); readers without rq_lock use
+ * READ_ONCE() and tolerate a concurrent move to ERR.
+ */
+struct srd_qp {
+	struct ib_qp ibqp;
+	struct srd_dev *sdev;
+	refcount_t ref;
+	struct completion released;
+
+	struct mutex sq_mutex;
+	spinlock_t rq_lock;
+	enum ib_qp_state state;
+	u32 qkey;
+	bool sq_sig_all;
+	u32 max_inline;
+	struct srd_cq *scq;
+	struct srd_cq *rcq;
+	struct srd_wq sq;
+	struct srd_wq rq;
+};
+
+static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct srd_qp, ibqp);
+}
+
+/* The largest UD payload: the port's active MTU, in bytes. */
+u32 srd_port_mtu_bytes(struct srd_dev *sdev);
+
 /* device.c */
 extern const struct ib_device_ops srd_dev_ops;
 int srd_dev_add(const char *name, struct net_device *ndev);
@@ -122,6 +347,9 @@ void srd_dev_remove_all(void);
 struct srd_dev *srd_dev_get_by_netdev(struct net_device *ndev);
 bool srd_netdev_has_dev(struct net_device *ndev);
 void srd_dev_port_event(struct srd_dev *sdev, enum ib_event_type type);
+
+struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid);
+void srd_dev_remove_net(struct net *net);
 
 /* gid.c */
 void srd_gid_init(struct srd_dev *sdev);
@@ -135,6 +363,83 @@ int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void srd_dealloc_ucontext(struct ib_ucontext *ibuc);
 int srd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int srd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* queue.c */
+struct srd_ring *srd_ring_create(struct ib_ucontext *uctx, u32 num_entries,
+				 u32 stride);
+void srd_ring_destroy(struct srd_ring *ring);
+void srd_ring_info(struct srd_ring *ring, struct srd_ring_info *info);
+int srd_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void srd_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* mr.c */
+struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
+int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey);
+void srd_mr_put(struct srd_mr *mr);
+u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
+		 int access);
+void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len);
+void srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len);
+int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
+		     int offset, u32 len);
+
+/* cq.c */
+int srd_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int srd_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int srd_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe);
+
+/* ah.c */
+int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		  struct ib_udata *udata);
+int srd_destroy_ah(struct ib_ah *ibah, u32 flags);
+bool srd_ah_lookup(struct srd_dev *sdev, u32 ahn, union ib_gid *sgid,
+		   union ib_gid *dgid);
+u16 srd_ah_find_ahn(struct srd_dev *sdev, const union ib_gid *dgid);
+
+/* qp.c */
+int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int srd_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn);
+void srd_qp_put(struct srd_qp *qp);
+void srd_qp_set_error(struct srd_qp *qp);
+void srd_qp_flush_rq(struct srd_qp *qp);
+void srd_qp_flush_sq(struct srd_qp *qp);
+
+/* send.c */
+int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+/* recv.c */
+void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
+	      const union ib_gid *sgid, const union ib_gid *dgid, u8 hop_limit);
+
+/* socket.c */
+int srd_net_get(struct net *net, struct srd_net **snetp);
+void srd_net_put(struct srd_net *snet);
+int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
+	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port);
+int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,
+		    const union ib_gid *dgid);
+int srd_socket_init(void);
+void srd_socket_exit(void);
+
+/* counters.c */
+struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev);
+struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port);
+int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
 
 /* netdev.c */
 int srd_netdev_notifiers_register(void);

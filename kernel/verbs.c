@@ -67,6 +67,7 @@ int srd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (id < 0)
 		return id == -ENOSPC ? -ENOMEM : id;
 	pd->pdn = id;
+	srd_count_one(sdev, SRD_CNT_PDS);
 
 	if (udata && udata->outlen) {
 		resp.pdn = pd->pdn;
@@ -78,6 +79,7 @@ int srd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 
 err_free:
+	atomic64_dec(&sdev->counters[SRD_CNT_PDS]);
 	ida_free(&sdev->pd_ida, pd->pdn);
 	return err;
 }
@@ -87,5 +89,6 @@ int srd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct srd_dev *sdev = to_sdev(ibpd->device);
 
 	ida_free(&sdev->pd_ida, to_spd(ibpd)->pdn);
+	atomic64_dec(&sdev->counters[SRD_CNT_PDS]);
 	return 0;
 }

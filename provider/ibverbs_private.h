@@ -14,6 +14,10 @@
  * IBVERBS_PRIVATE_34).  v34.x and v35.x also call themselves
  * IBVERBS_PRIVATE_34 but have a shorter verbs_context_ops, so libsrd must
  * not be built against them; provider/detect-abi.sh refuses to.
+ * provider/tests/abi_layout.c prints every offset and size declared here,
+ * compiled once against this file and once against rdma-core's own
+ * headers; scripts/host-tests.sh compares the two when SRD_RDMA_CORE names
+ * a configured rdma-core tree.
  *
  * Truncated structs (marked so) are only ever allocated by libibverbs and
  * are reached through pointers: members past the last one declared are
@@ -95,6 +99,53 @@ static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
 }
 
 /*
+ * Verbs objects the provider allocates, embedding the public object
+ * libibverbs hands to the application.  libibverbs reaches the fields past
+ * the public object (ibv_dereg_mr reads mr_type and access; ibv_qp_to_qp_ex
+ * tests comp_mask), so these are declared in full.
+ */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	int mr_type;		/* rdma-core's enum ibv_mr_type; set by
+				 * ibv_cmd_reg_mr */
+	int access;		/* set by ibv_cmd_reg_mr */
+};
+
+struct verbs_xrcd;
+
+/*
+ * verbs_qp.comp_mask.  VERBS_QP_EX: the provider filled in the ibv_qp_ex
+ * (its wr_* functions), so ibv_qp_to_qp_ex() returns it.
+ */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;	/* VERBS_QP_* */
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+_Static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0 &&
+	       offsetof(struct ibv_cq_ex, context) ==
+	       offsetof(struct ibv_cq, context) &&
+	       offsetof(struct ibv_cq_ex, comp_events_completed) ==
+	       offsetof(struct ibv_cq, comp_events_completed),
+	       "ibv_qp_ex must start with ibv_qp, ibv_cq_ex with ibv_cq's fields");
+
+/*
  * Every op a provider can supply, in rdma-core's (sorted) order.
  * libibverbs reads the whole table, so every member is declared; those
  * libsrd does not implement yet are untyped placeholders of the same size
@@ -104,26 +155,51 @@ static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
  */
 typedef void (*verbs_op_unused)(void);
 
+struct verbs_mr;
+
 struct verbs_context_ops {
 	verbs_op_unused advise_mr, alloc_dm, alloc_mw, alloc_null_mr,
 		alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	verbs_op_unused alloc_td, async_event, attach_counters_point_flow,
-		attach_mcast, bind_mw, close_xrcd, cq_event, create_ah,
-		create_counters, create_cq, create_cq_ex, create_flow,
-		create_flow_action_esp, create_qp, create_qp_ex,
-		create_rwq_ind_table, create_srq, create_srq_ex, create_wq,
-		dealloc_mw;
+		attach_mcast, bind_mw, close_xrcd, cq_event;
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	verbs_op_unused create_counters;
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *init_attr);
+	verbs_op_unused create_flow, create_flow_action_esp;
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+	verbs_op_unused create_rwq_ind_table, create_srq, create_srq_ex,
+		create_wq, dealloc_mw;
 	int (*dealloc_pd)(struct ibv_pd *pd);
-	verbs_op_unused dealloc_td, dereg_mr, destroy_ah, destroy_counters,
-		destroy_cq, destroy_flow, destroy_flow_action, destroy_qp,
-		destroy_rwq_ind_table, destroy_srq, destroy_wq, detach_mcast;
+	verbs_op_unused dealloc_td;
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	verbs_op_unused destroy_counters;
+	int (*destroy_cq)(struct ibv_cq *cq);
+	verbs_op_unused destroy_flow, destroy_flow_action;
+	int (*destroy_qp)(struct ibv_qp *qp);
+	verbs_op_unused destroy_rwq_ind_table, destroy_srq, destroy_wq,
+		detach_mcast;
 	void (*free_context)(struct ibv_context *context);
 	verbs_op_unused free_dm, get_srq_num, import_dm, import_mr, import_pd,
-		modify_cq, modify_flow_action_esp, modify_qp,
-		modify_qp_rate_limit, modify_srq, modify_wq, open_qp,
-		open_xrcd, poll_cq, post_recv, post_send, post_srq_ops,
-		post_srq_recv;
+		modify_cq, modify_flow_action_esp;
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	verbs_op_unused modify_qp_rate_limit, modify_srq, modify_wq, open_qp,
+		open_xrcd;
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	verbs_op_unused post_srq_ops, post_srq_recv;
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -131,9 +207,14 @@ struct verbs_context_ops {
 	verbs_op_unused query_ece;
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
-	verbs_op_unused query_qp, query_qp_data_in_order, query_rt_values,
-		query_srq, read_counters, reg_dm_mr, reg_dmabuf_mr, reg_mr,
-		req_notify_cq, rereg_mr, resize_cq, set_ece, unimport_dm,
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	verbs_op_unused query_qp_data_in_order, query_rt_values, query_srq,
+		read_counters, reg_dm_mr, reg_dmabuf_mr;
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	verbs_op_unused rereg_mr, resize_cq, set_ece, unimport_dm,
 		unimport_mr, unimport_pd;
 };
 
@@ -176,6 +257,80 @@ struct ibvp_alloc_pd_resp {
 	__u32 pd_handle;
 };
 
+/* struct ib_uverbs_create_ah_resp */
+struct ibvp_create_ah_resp {
+	__u32 ah_handle;
+};
+
+/*
+ * The extended write() commands carry a second header.  The kernel
+ * structs of these have no flexible array, so they are embedded whole.
+ */
+struct ibvp_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct ibvp_ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 pd_handle;
+	__u32 send_cq_handle;
+	__u32 recv_cq_handle;
+	__u32 srq_handle;
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u8 sq_sig_all;
+	__u8 qp_type;
+	__u8 is_srq;
+	__u8 reserved;
+};
+
+/* ib_uverbs_modify_qp ends in a zero-length array: embedded whole. */
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 qp_handle;
+	__u32 attr_mask;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 start;
+	__aligned_u64 length;
+	__aligned_u64 hca_va;
+	__u32 pd_handle;
+	__u32 access_flags;
+};
+
+/*
+ * POST_SEND, which libsrd writes itself (with no work requests) as the send
+ * queue's doorbell.
+ */
+struct ibv_post_send {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 qp_handle;
+	__u32 wr_count;
+	__u32 sge_count;
+	__u32 wqe_size;
+};
+
 #define IBVP_SAME_LAYOUT(ours, core, hdr_size)				\
 	_Static_assert(sizeof(struct ours) ==				\
 			       (hdr_size) + sizeof(struct core) &&	\
@@ -190,6 +345,35 @@ IBVP_SAME_LAYOUT(ibv_alloc_pd, ib_uverbs_alloc_pd,
 		 sizeof(struct ib_uverbs_cmd_hdr));
 IBVP_SAME_LAYOUT(ibvp_get_context_resp, ib_uverbs_get_context_resp, 0);
 IBVP_SAME_LAYOUT(ibvp_alloc_pd_resp, ib_uverbs_alloc_pd_resp, 0);
+IBVP_SAME_LAYOUT(ibvp_create_ah_resp, ib_uverbs_create_ah_resp, 0);
+IBVP_SAME_LAYOUT(ibv_create_cq_ex, ib_uverbs_ex_create_cq,
+		 sizeof(struct ibvp_ex_hdr));
+IBVP_SAME_LAYOUT(ibv_create_qp, ib_uverbs_create_qp,
+		 sizeof(struct ib_uverbs_cmd_hdr));
+IBVP_SAME_LAYOUT(ibv_modify_qp, ib_uverbs_modify_qp,
+		 sizeof(struct ib_uverbs_cmd_hdr));
+IBVP_SAME_LAYOUT(ibv_query_qp, ib_uverbs_query_qp,
+		 sizeof(struct ib_uverbs_cmd_hdr));
+IBVP_SAME_LAYOUT(ibv_reg_mr, ib_uverbs_reg_mr,
+		 sizeof(struct ib_uverbs_cmd_hdr));
+IBVP_SAME_LAYOUT(ibv_post_send, ib_uverbs_post_send,
+		 sizeof(struct ib_uverbs_cmd_hdr));
+_Static_assert(sizeof(struct ibvp_ex_hdr) ==
+	       sizeof(struct ib_uverbs_cmd_hdr) +
+	       sizeof(struct ib_uverbs_ex_cmd_hdr),
+	       "ibvp_ex_hdr has padding");
+_Static_assert(offsetof(struct ibv_create_qp, sq_sig_all) ==
+	       sizeof(struct ib_uverbs_cmd_hdr) +
+	       offsetof(struct ib_uverbs_create_qp, sq_sig_all),
+	       "ibv_create_qp.sq_sig_all misplaced");
+_Static_assert(offsetof(struct ibv_post_send, wqe_size) ==
+	       sizeof(struct ib_uverbs_cmd_hdr) +
+	       offsetof(struct ib_uverbs_post_send, wqe_size),
+	       "ibv_post_send.wqe_size misplaced");
+_Static_assert(offsetof(struct ibv_reg_mr, access_flags) ==
+	       sizeof(struct ib_uverbs_cmd_hdr) +
+	       offsetof(struct ib_uverbs_reg_mr, access_flags),
+	       "ibv_reg_mr.access_flags misplaced");
 _Static_assert(offsetof(struct ibv_query_port, port_num) ==
 	       sizeof(struct ib_uverbs_cmd_hdr) +
 	       offsetof(struct ib_uverbs_query_port, port_num),
@@ -231,6 +415,36 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ibvp_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ibvp_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /* Exported as IBVERBS_1.0 but not declared in any installed header. */
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,

@@ -16,18 +16,34 @@
 static void srd_free_context(struct ibv_context *ibvctx);
 
 /*
- * Only the verbs below are implemented.  Every op left NULL keeps the
- * default libibverbs installed before calling verbs_set_ops(): in rdma-core
- * v44 (libibverbs/dummy_ops.c, verbs_dummy_ops) those fail with EOPNOTSUPP,
+ * The verbs libsrd implements.  Every op left NULL keeps the default
+ * libibverbs installed before calling verbs_set_ops(): in rdma-core v44
+ * (libibverbs/dummy_ops.c, verbs_dummy_ops) those fail with EOPNOTSUPP,
  * either returned or, for ops returning a pointer, in errno with NULL.
- * So create_cq, create_qp, reg_mr, create_ah, ... fail with EOPNOTSUPP.
+ * So SRQs, MWs, resize_cq, multicast, ... fail with EOPNOTSUPP.
  */
 static const struct verbs_context_ops srd_ctx_ops = {
 	.alloc_pd = srd_alloc_pd,
+	.create_ah = srd_create_ah,
+	.create_cq = srd_create_cq,
+	.create_cq_ex = srd_create_cq_ex,
+	.create_qp = srd_create_qp,
+	.create_qp_ex = srd_create_qp_ex,
 	.dealloc_pd = srd_dealloc_pd,
+	.dereg_mr = srd_dereg_mr,
+	.destroy_ah = srd_destroy_ah,
+	.destroy_cq = srd_destroy_cq,
+	.destroy_qp = srd_destroy_qp,
 	.free_context = srd_free_context,
+	.modify_qp = srd_modify_qp,
+	.poll_cq = srd_poll_cq,
+	.post_recv = srd_post_recv,
+	.post_send = srd_post_send,
 	.query_device_ex = srd_query_device_ex,
 	.query_port = srd_query_port,
+	.query_qp = srd_query_qp,
+	.reg_mr = srd_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,
 };
 
 static struct verbs_context *srd_alloc_context(struct ibv_device *ibdev,
@@ -138,7 +154,20 @@ static const struct verbs_device_ops srd_dev_ops = {
 	.alloc_context = srd_alloc_context,
 };
 
-/* What rdma-core's PROVIDER_DRIVER() does for a dlopen()ed plugin. */
+/*
+ * The device is bound to this copy of libsrd.  A program that links
+ * libsrd.so.1 and has libibverbs load the plugin gets one copy, as the
+ * plugin is a link to the same file.
+ */
+bool srd_is_srd_device(struct ibv_device *ibdev)
+{
+	return verbs_get_device(ibdev)->ops == &srd_dev_ops;
+}
+
+/*
+ * What rdma-core's PROVIDER_DRIVER() does: registration when libibverbs
+ * dlopen()s the plugin, or when a program linked with libsrd.so.1 starts.
+ */
 static void __attribute__((constructor)) srd_register_driver(void)
 {
 	verbs_register_driver_34(&srd_dev_ops);

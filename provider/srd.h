@@ -6,6 +6,8 @@
 #define SRD_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +15,7 @@
 #include <rdma/srd-abi.h>
 
 #include "ibverbs_private.h"
+#include "ring.h"
 
 #define srd_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -37,6 +40,59 @@ struct srd_pd {
 	uint32_t pdn;
 };
 
+/*
+ * A CQ.  The kernel produces CQEs into ring; poll_cq consumes them without
+ * entering the kernel.  lock serialises consumers: ibv_poll_cq() holds it
+ * for one call, the extended API from start_poll to end_poll.
+ */
+struct srd_cq {
+	struct verbs_cq vcq;
+	struct srd_ring ring;
+	pthread_spinlock_t lock;
+	uint32_t cqn;
+	/* Guarded by lock, valid from start_poll to end_poll. */
+	const struct srd_cqe *cur_cqe;	/* the CQE read_*() report, or NULL */
+	uint32_t poll_cons;		/* cons once the current CQE is done */
+};
+
+/*
+ * One work queue of a QP: the provider produces WQEs into ring, the kernel
+ * consumes them.  lock serialises producers (posting threads); it is never
+ * held across a system call.
+ */
+struct srd_wq {
+	struct srd_ring ring;
+	pthread_spinlock_t lock;
+	uint32_t max_wr;		/* WQEs the ring may hold: the cap */
+	uint32_t max_sge;
+	uint32_t max_inline;		/* SQ only: bytes */
+};
+
+/*
+ * A QP.  The fields after rq are set at creation and read-only after,
+ * but for the ibv_wr_*() state, which sq.lock guards from wr_start until
+ * wr_complete or wr_abort.
+ */
+struct srd_qp {
+	struct verbs_qp vqp;
+	struct srd_wq sq;
+	struct srd_wq rq;
+	uint32_t max_msg_sz;		/* bytes one WR may carry */
+	uint32_t max_rdma_sge;		/* SGEs of an RDMA WR (SRD QPs) */
+	bool sq_sig_all;
+
+	/* ibv_wr_*() state, guarded by sq.lock. */
+	uint32_t wr_prod;		/* the next slot to fill */
+	struct srd_send_wqe *wr_wqe;	/* the WQE setters apply to, or NULL */
+	bool wr_has_addr;		/* wr_set_ud_addr() called on wr_wqe */
+	int wr_err;			/* first error since wr_start */
+};
+
+struct srd_ah {
+	struct ibv_ah ibvah;
+	uint16_t ahn;			/* srd_create_ah_resp.ahn */
+};
+
 static inline struct srd_device *to_srd_dev(struct ibv_device *ibdev)
 {
 	return srd_container_of(verbs_get_device(ibdev), struct srd_device,
@@ -52,6 +108,34 @@ static inline struct srd_pd *to_srd_pd(struct ibv_pd *ibpd)
 {
 	return srd_container_of(ibpd, struct srd_pd, ibvpd);
 }
+
+static inline struct srd_cq *to_srd_cq(struct ibv_cq *ibcq)
+{
+	return srd_container_of(ibcq, struct srd_cq, vcq.cq);
+}
+
+static inline struct srd_cq *to_srd_cq_ex(struct ibv_cq_ex *ibcqx)
+{
+	return srd_container_of(ibcqx, struct srd_cq, vcq.cq_ex);
+}
+
+static inline struct srd_qp *to_srd_qp(struct ibv_qp *ibqp)
+{
+	return srd_container_of(ibqp, struct srd_qp, vqp.qp);
+}
+
+static inline struct srd_qp *to_srd_qp_ex(struct ibv_qp_ex *ibqpx)
+{
+	return srd_container_of(ibqpx, struct srd_qp, vqp.qp_ex);
+}
+
+static inline struct srd_ah *to_srd_ah(struct ibv_ah *ibah)
+{
+	return srd_container_of(ibah, struct srd_ah, ibvah);
+}
+
+/* Whether @ibdev is bound to this libsrd (srd.c). */
+bool srd_is_srd_device(struct ibv_device *ibdev);
 
 /*
  * Commands carrying driver data: the core command (or response) first, the
@@ -72,6 +156,36 @@ struct srd_alloc_pd_cmd_resp {
 	struct srd_alloc_pd_resp drv;
 };
 
+/*
+ * The whole command or response of a create, core part and driver part.
+ * srd-abi.h owns the names srd_create_*_cmd and _resp, so these are
+ * _ucmd and _uresp.
+ */
+struct srd_create_cq_ucmd {
+	struct ibv_create_cq_ex ibv_cmd;
+	struct srd_create_cq_cmd drv;
+};
+
+struct srd_create_cq_uresp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct srd_create_cq_resp drv;
+};
+
+struct srd_create_qp_ucmd {
+	struct ibv_create_qp ibv_cmd;
+	struct srd_create_qp_cmd drv;
+};
+
+struct srd_create_qp_uresp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct srd_create_qp_resp drv;
+};
+
+struct srd_create_ah_uresp {
+	struct ibvp_create_ah_resp ibv_resp;
+	struct srd_create_ah_resp drv;
+};
+
 #define SRD_ASSERT_PACKED(type, core, drv_type)				\
 	_Static_assert(sizeof(type) == sizeof(core) + sizeof(drv_type) &&	\
 		       offsetof(type, drv) == sizeof(core),			\
@@ -83,6 +197,17 @@ SRD_ASSERT_PACKED(struct srd_get_context_resp, struct ibvp_get_context_resp,
 		  struct srd_alloc_ucontext_resp);
 SRD_ASSERT_PACKED(struct srd_alloc_pd_cmd_resp, struct ibvp_alloc_pd_resp,
 		  struct srd_alloc_pd_resp);
+
+SRD_ASSERT_PACKED(struct srd_create_cq_ucmd, struct ibv_create_cq_ex,
+		  struct srd_create_cq_cmd);
+SRD_ASSERT_PACKED(struct srd_create_cq_uresp,
+		  struct ib_uverbs_ex_create_cq_resp, struct srd_create_cq_resp);
+SRD_ASSERT_PACKED(struct srd_create_qp_ucmd, struct ibv_create_qp,
+		  struct srd_create_qp_cmd);
+SRD_ASSERT_PACKED(struct srd_create_qp_uresp,
+		  struct ib_uverbs_create_qp_resp, struct srd_create_qp_resp);
+SRD_ASSERT_PACKED(struct srd_create_ah_uresp, struct ibvp_create_ah_resp,
+		  struct srd_create_ah_resp);
 
 /*
  * Errors go to VERBS_LOG_FILE when VERBS_LOG_LEVEL >= 1 (libibverbs'

@@ -93,3 +93,96 @@ int srd_dealloc_pd(struct ibv_pd *ibvpd)
 
 	return 0;
 }
+
+struct ibv_mr *srd_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			  uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	/* The kernel pins the pages and answers with the keys. */
+	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		srd_err(verbs_get_ctx(ibpd->context),
+			"ibv_cmd_reg_mr failed: %d\n", err);
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+int srd_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err) {
+		srd_err(verbs_get_ctx(vmr->ibv_mr.context),
+			"ibv_cmd_dereg_mr failed: %d\n", err);
+		return err;
+	}
+
+	free(vmr);
+
+	return 0;
+}
+
+/*
+ * The kernel resolves the destination in the netdev's namespace: EINVAL
+ * without a GRH, ENETUNREACH or EHOSTUNREACH without a route.  Work
+ * requests then name the AH by its number.
+ */
+struct ibv_ah *srd_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct srd_create_ah_uresp uresp = {};
+	struct srd_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_ah(ibpd, &ah->ibvah, attr, &uresp.ibv_resp,
+				sizeof(uresp));
+	if (err) {
+		srd_err(verbs_get_ctx(ibpd->context),
+			"ibv_cmd_create_ah failed: %d\n", err);
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+
+	ah->ahn = uresp.drv.ahn;
+
+	return &ah->ibvah;
+}
+
+int srd_destroy_ah(struct ibv_ah *ibah)
+{
+	struct srd_ah *ah = to_srd_ah(ibah);
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibah);
+	if (err) {
+		srd_err(verbs_get_ctx(ibah->context),
+			"ibv_cmd_destroy_ah failed: %d\n", err);
+		return err;
+	}
+
+	free(ah);
+
+	return 0;
+}

@@ -52,10 +52,76 @@ test_provider_refuses_other_rdma_core() {
 
 t test_provider_binds_private_abi_34
 test_provider_binds_private_abi_34() {
-	local so=$BUILD/provider/libsrd-rdmav34.so
-	objdump -T "$so" | grep -q 'IBVERBS_PRIVATE_34.*verbs_register_driver_34' || return 1
-	# A plugin exports nothing: it registers itself from a constructor.
-	[ "$(nm -D --defined-only "$so" | grep -vc ' [AW] ')" -eq 0 ]
+	local lib=$BUILD/provider/libsrd.so.1 got want
+	objdump -T "$lib" | grep -q 'IBVERBS_PRIVATE_34.*verbs_register_driver_34' || {
+		echo "# libsrd.so.1 does not import verbs_register_driver_34@IBVERBS_PRIVATE_34"
+		return 1
+	}
+	objdump -p "$lib" | grep -Eq 'SONAME +libsrd\.so\.1$' || {
+		echo "# SONAME: $(objdump -p "$lib" | grep SONAME)"
+		return 1
+	}
+	# The plugin and the -lsrd link are links to the library itself.
+	[ "$(readlink "$BUILD/provider/libsrd-rdmav34.so")" = libsrd.so.1 ] &&
+		[ "$(readlink "$BUILD/provider/libsrd.so")" = libsrd.so.1 ] || {
+		ls -l "$BUILD/provider" | sed 's/^/# /'
+		return 1
+	}
+	# It exports the direct verbs of srddv.h, versioned SRD_1.0, and
+	# nothing else (the plugin registers itself from a constructor).
+	got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort)
+	want=$(printf '%s\n' SRD_1.0 srddv_is_srd_device@@SRD_1.0 \
+		srddv_query_ah@@SRD_1.0 srddv_wc_read_sgid@@SRD_1.0 | sort)
+	[ "$got" = "$want" ] || {
+		diff <(echo "$want") <(echo "$got") | sed 's/^/# /'
+		return 1
+	}
+}
+
+t test_provider_abi_layout_matches_rdma_core
+test_provider_abi_layout_matches_rdma_core() {
+	# A configured rdma-core v44.0 tree (cmake has generated
+	# build/include/config.h and build/include/kernel-abi/).
+	local rc=${SRD_RDMA_CORE:-} src=$TOP/provider/tests/abi_layout.c
+	if [ -z "$rc" ] || [ ! -f "$rc/build/include/config.h" ]; then
+		echo "# SKIP needs SRD_RDMA_CORE=<an rdma-core v44.0 tree configured with cmake>"
+		return 4
+	fi
+	gcc -DSRD_LAYOUT_REAL -I"$rc/build/include" -I"$rc" -I"$TOP/uapi" \
+		-o "$tmp/layout-real" "$src" || return 1
+	gcc -std=gnu11 -Wall -Wextra -Werror -DSRD_PABI=34 -I"$TOP/provider" \
+		-I"$TOP/uapi" $(pkg-config --cflags libibverbs) \
+		-o "$tmp/layout-ours" "$src" || return 1
+	"$tmp/layout-real" >"$tmp/layout-real.txt" &&
+		"$tmp/layout-ours" >"$tmp/layout-ours.txt" || return 1
+	echo "# $(wc -l <"$tmp/layout-real.txt") offsets and sizes compared"
+	diff -u "$tmp/layout-real.txt" "$tmp/layout-ours.txt" | sed 's/^/# /'
+	return "${PIPESTATUS[0]}"
+}
+
+t test_srddv_header_and_library_link
+test_srddv_header_and_library_link() {
+	# srddv.h compiles on its own as C and C++, and a program using it
+	# links with -lsrd against the build and binds SRD_1.0.
+	cat >"$tmp/dv.c" <<'C'
+#include <infiniband/srddv.h>
+int main(int argc, char **argv)
+{
+	static struct srddv_ah_attr attr;
+	(void)argv;
+	if (argc > 1)	/* never run: only the binding matters */
+		return srddv_query_ah(0, &attr, sizeof(attr)) +
+		       srddv_wc_read_sgid(0, 0) + srddv_is_srd_device(0);
+	return sizeof(attr) != 16;
+}
+C
+	mkdir -p "$tmp/inc/infiniband"
+	cp "$TOP/provider/srddv.h" "$tmp/inc/infiniband/"
+	gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$tmp/inc" -o "$tmp/dv" "$tmp/dv.c" \
+		-L"$BUILD/provider" -lsrd -libverbs || return 1
+	g++ -Wall -Wextra -Werror -I"$tmp/inc" -x c++ -fsyntax-only "$tmp/dv.c" || return 1
+	objdump -T "$tmp/dv" | grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' || return 1
+	LD_LIBRARY_PATH=$BUILD/provider "$tmp/dv"
 }
 
 t test_provider_loads_with_libibverbs

@@ -19,6 +19,9 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	# rdma-core 44 userspace, headers and tools used by the tests.
 	rdma-core ibverbs-utils libibverbs-dev ibverbs-providers perftest
+	# strace: selftests/srd_cq_syscalls.sh counts the datapath's system
+	# calls with it.
+	strace
 	# The VM harness: qemu (TCG), a static busybox for the initramfs,
 	# cpio to pack it, xz for 6.12's compressed modules, kmod and
 	# iproute2 used inside the guest.

@@ -19,12 +19,18 @@
 #   /lib/modules/KVER/updates/rdma_srd.ko   for every KVER, as out-of-tree
 #                                           modules go; then `depmod -a KVER`,
 #                                           but only when DESTDIR is empty
-#   LIBDIR/libibverbs/libsrd-rdmav34.so     the verbs provider plugin
+#   LIBDIR/libsrd.so.1                      the provider library (SONAME
+#                                           libsrd.so.1), with the direct verbs
+#   LIBDIR/libsrd.so -> libsrd.so.1         for linking with -lsrd
+#   LIBDIR/libibverbs/libsrd-rdmav34.so     the verbs provider plugin, a link
+#     -> ../libsrd.so.1                     to the library, as rdma-core
+#                                           installs libefa
 #   SYSCONFDIR/libibverbs.d/srd.driver      tells libibverbs to load it
 #   PREFIX/include/rdma/*.h                 every uapi header (srd-abi.h)
-#   PREFIX/include/infiniband/*dv.h         direct-verbs headers, provider/*dv.h,
-#                                           once there are any
+#   PREFIX/include/infiniband/*dv.h         direct-verbs headers, provider/*dv.h
+#                                           (srddv.h)
 #   LIBDIR/pkgconfig/softsrd.pc             from provider/softsrd.pc.in
+#   LIBDIR/pkgconfig/libsrd.pc              from provider/libsrd.pc.in
 #
 # SYSCONFDIR is /etc whatever PREFIX is: libibverbs reads driver files only
 # from the directory compiled into it, /etc/libibverbs.d for Debian's
@@ -66,14 +72,16 @@ for v in prefix libdir sysconfdir; do
 done
 [ -n "$version" ] || die "no VERSION given"
 
-# The plugin's name, lib<PROVIDER>-rdmav<PABI>.so, as provider/Makefile
-# builds it.
+# The plugin's name, lib<PROVIDER>-rdmav<PABI>.so, and the library's,
+# lib<PROVIDER>.so.1 (its SONAME), as provider/Makefile builds them.
 provider=$(sed -n 's/^PROVIDER := *//p' "$TOP/provider/Makefile")
 pabi=$(sed -n 's/^PABI := *//p' "$TOP/provider/Makefile")
 if [ -z "$provider" ] || [ -z "$pabi" ]; then
 	die "cannot read PROVIDER and PABI from provider/Makefile"
 fi
 plugin=lib$provider-rdmav$pabi.so
+lib=lib$provider.so.1
+devlink=lib$provider.so
 
 # Where the installed libibverbs loads plugins from.
 ibv_libdir=$(pkg-config --variable=libdir libibverbs 2>/dev/null) ||
@@ -94,6 +102,15 @@ add() {
 	dests+=("$3")
 }
 
+# The symbolic links to make: DEST TARGET, TARGET relative to DEST's
+# directory so that the tree stays relocatable.
+links=()
+targets=()
+add_link() {
+	links+=("$1")
+	targets+=("$2")
+}
+
 missing=()
 need() {
 	[ -f "$1" ] || missing+=("$1")
@@ -103,8 +120,10 @@ for k in $kvers; do
 	need "$build/kernel/$k/rdma_srd.ko"
 	add "$build/kernel/$k/rdma_srd.ko" 0644 "/lib/modules/$k/updates/rdma_srd.ko"
 done
-need "$build/provider/$plugin"
-add "$build/provider/$plugin" 0644 "$libdir/libibverbs/$plugin"
+need "$build/provider/$lib"
+add "$build/provider/$lib" 0644 "$libdir/$lib"
+add_link "$libdir/$devlink" "$lib"
+add_link "$libdir/libibverbs/$plugin" "../$lib"
 
 shopt -s nullglob
 uapi=("$TOP"/uapi/rdma/*.h)
@@ -118,6 +137,7 @@ for h in "${dv[@]}"; do
 	add "$h" 0644 "$prefix/include/infiniband/${h##*/}"
 done
 need "$TOP/provider/softsrd.pc.in"
+need "$TOP/provider/libsrd.pc.in"
 
 if [ ${#missing[@]} -gt 0 ]; then
 	for f in "${missing[@]}"; do
@@ -136,6 +156,12 @@ for i in "${!srcs[@]}"; do
 	inst "${srcs[$i]}" "${modes[$i]}" "${dests[$i]}"
 done
 
+for i in "${!links[@]}"; do
+	mkdir -p "$(dirname "$destdir${links[$i]}")"
+	ln -sfn "${targets[$i]}" "$destdir${links[$i]}"
+	echo "  LINK    $destdir${links[$i]} -> ${targets[$i]}"
+done
+
 # Generated files, staged in a temporary directory.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -149,12 +175,21 @@ pc_libdir=$libdir
 case $libdir in
 "$prefix"/*) pc_libdir="\${prefix}/${libdir#"$prefix"/}" ;;
 esac
-pc=$(<"$TOP/provider/softsrd.pc.in")
-pc=${pc//@PREFIX@/"$prefix"}
-pc=${pc//@LIBDIR@/"$pc_libdir"}
-pc=${pc//@VERSION@/"$version"}
-printf '%s\n' "$pc" >"$tmp/softsrd.pc"
-inst "$tmp/softsrd.pc" 0644 "$libdir/pkgconfig/softsrd.pc"
+for pc_name in softsrd libsrd; do
+	pc=$(<"$TOP/provider/$pc_name.pc.in")
+	pc=${pc//@PREFIX@/"$prefix"}
+	pc=${pc//@LIBDIR@/"$pc_libdir"}
+	pc=${pc//@VERSION@/"$version"}
+	printf '%s\n' "$pc" >"$tmp/$pc_name.pc"
+	inst "$tmp/$pc_name.pc" 0644 "$libdir/pkgconfig/$pc_name.pc"
+done
+
+# Programs linked with -lsrd find libsrd.so.1 through ld.so's cache when
+# LIBDIR is not one of its built-in directories (/usr/local/lib/...).
+if [ -z "$destdir" ] && command -v ldconfig >/dev/null; then
+	echo "  LDCONFIG"
+	ldconfig
+fi
 
 if [ -z "$destdir" ]; then
 	for k in $kvers; do

@@ -4,11 +4,15 @@
 # Host-side test of `make install` and of the DKMS build, printing TAP:
 #
 #  - `make install DESTDIR=<tmp> PREFIX=/usr NODEPS=1` installs exactly the
-#    module for every target kernel, the provider plugin, srd.driver, the
-#    uapi header and softsrd.pc, with the right modes and contents; the
-#    pkg-config file works and its Cflags find the installed header;
-#  - again with PREFIX=/usr/local, which moves the plugin, the headers and
-#    the .pc file under usr/local and names the plugin by path in srd.driver;
+#    module for every target kernel, the provider library libsrd.so.1 with
+#    its -lsrd link and its libibverbs plugin link, srd.driver, the uapi
+#    header, srddv.h, softsrd.pc and libsrd.pc, with the right modes and
+#    contents; softsrd.pc's Cflags find the installed uapi header, and a
+#    program using srddv.h builds with libsrd.pc against the installed
+#    library;
+#  - again with PREFIX=/usr/local, which moves the library, the plugin, the
+#    headers and the .pc files under usr/local and names the plugin by path
+#    in srd.driver;
 #  - scripts/install.sh refuses, installing nothing, when the build is
 #    missing;
 #  - the source tree as DKMS gets it (git ls-files, no build/) builds
@@ -29,6 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 version=$(sed -n 's/^VERSION := *//p' "$TOP/Makefile")
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 plugin=libsrd-rdmav34.so
+lib=libsrd.so.1
 kvers=()
 for d in /lib/modules/*/build; do
 	[ -d "$d" ] || continue
@@ -37,8 +42,8 @@ for d in /lib/modules/*/build; do
 done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
 
-# 18 tests, and one more for the module of each kernel.
-planned=$((18 + ${#kvers[@]}))
+# 24 tests, and one more for the module of each kernel.
+planned=$((24 + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$planned"
 
@@ -95,16 +100,48 @@ content_is() {
 	fi
 }
 
-# manifest_is ROOT PATH...: ROOT holds exactly these files, and `make
-# install` printed one INSTALL line for each (into ROOT.log).
+# manifest_is ROOT PATH...: ROOT holds exactly these files and links, and
+# `make install` printed one INSTALL or LINK line for each (into ROOT.log).
 manifest_is() {
 	local root=$1 got want
 	shift
 	got=$(cd "$root" && find . ! -type d | sed 's/^\.//' | sort)
 	want=$(printf '%s\n' "$@" | sort)
 	diff -u <(echo "$want") <(echo "$got") || return 1
-	got=$(sed -n "s|^  INSTALL $root||p" "$root.log" | sort)
+	got=$(sed -n -e "s|^  INSTALL $root||p" \
+		-e "s|^  LINK    $root\(.*\) -> .*|\1|p" "$root.log" | sort)
 	diff -u <(echo "$want") <(echo "$got")
+}
+
+# links_to LINK TARGET: LINK is a symbolic link whose target is TARGET
+# (relative), and it resolves.
+links_to() {
+	[ -L "$1" ] || { echo "$1: not a symbolic link"; return 1; }
+	[ "$(readlink "$1")" = "$2" ] || { echo "$1 -> $(readlink "$1"), want $2"; return 1; }
+	[ -e "$1" ] || { echo "$1 -> $2 dangles"; return 1; }
+}
+
+# libs_link ROOT PREFIX: with the installed libsrd.pc, a program using
+# <infiniband/srddv.h> compiles, links against the installed libsrd.so.1
+# and binds srddv_query_ah@SRD_1.0.
+libs_link() {
+	local root=$1 prefix=$2 flags v
+	export PKG_CONFIG_PATH=$root$prefix/lib/$multiarch/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
+	pkg-config --validate libsrd || return 1
+	v=$(pkg-config --modversion libsrd)
+	[ "$v" = "$version" ] || { echo "version $v, want $version"; return 1; }
+	flags=$(pkg-config --cflags --libs libsrd) || return 1
+	case " $flags " in
+	*" -L$root$prefix/lib/$multiarch -lsrd "*) ;;
+	*) echo "libsrd.pc gives '$flags', want -L$root$prefix/lib/$multiarch -lsrd"; return 1 ;;
+	esac
+	printf '#include <infiniband/srddv.h>\nint main(void) { static struct srddv_ah_attr a; return srddv_query_ah(0, &a, sizeof(a)); }\n' >"$tmp/dv.c"
+	# shellcheck disable=SC2086 # word splitting wanted
+	cc -o "$tmp/dv" "$tmp/dv.c" $flags || return 1
+	objdump -T "$tmp/dv" | grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' || {
+		echo "the program does not bind srddv_query_ah@SRD_1.0"
+		return 1
+	}
 }
 
 # pc_cflags ROOT PREFIX: the softsrd.pc installed in ROOT is valid, has
@@ -155,18 +192,29 @@ for k in "${kvers[@]}"; do
 		file_is "$d1/lib/modules/$k/updates/rdma_srd.ko" 644 "$TOP/build/kernel/$k/rdma_srd.ko"
 	want1+=("/lib/modules/$k/updates/rdma_srd.ko")
 done
-check "provider in usr/lib/$multiarch/libibverbs" \
-	file_is "$d1/usr/lib/$multiarch/libibverbs/$plugin" 644 "$TOP/build/provider/$plugin"
+check "provider library $lib in usr/lib/$multiarch" \
+	file_is "$d1/usr/lib/$multiarch/$lib" 644 "$TOP/build/provider/$lib"
+check "plugin usr/lib/$multiarch/libibverbs/$plugin links to ../$lib" \
+	links_to "$d1/usr/lib/$multiarch/libibverbs/$plugin" "../$lib"
+check "usr/lib/$multiarch/libsrd.so links to $lib" \
+	links_to "$d1/usr/lib/$multiarch/libsrd.so" "$lib"
 check "etc/libibverbs.d/srd.driver says 'driver srd'" \
 	content_is "$d1/etc/libibverbs.d/srd.driver" "driver srd"
 check "uapi header in usr/include/rdma" \
 	file_is "$d1/usr/include/rdma/srd-abi.h" 644 "$TOP/uapi/rdma/srd-abi.h"
+check "direct verbs header in usr/include/infiniband" \
+	file_is "$d1/usr/include/infiniband/srddv.h" 644 "$TOP/provider/srddv.h"
 check "softsrd.pc valid, Version $version, Requires libibverbs, Cflags -I\$DESTDIR/usr/include" \
 	pc_cflags "$d1" /usr
 check "installed header compiles with pkg-config --cflags softsrd" \
 	compiles "$d1" /usr
-want1+=("/usr/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
-	/usr/include/rdma/srd-abi.h "/usr/lib/$multiarch/pkgconfig/softsrd.pc")
+check "libsrd.pc valid; a srddv.h program builds with it and binds SRD_1.0" \
+	libs_link "$d1" /usr
+want1+=("/usr/lib/$multiarch/$lib" "/usr/lib/$multiarch/libsrd.so"
+	"/usr/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
+	/usr/include/rdma/srd-abi.h /usr/include/infiniband/srddv.h
+	"/usr/lib/$multiarch/pkgconfig/softsrd.pc"
+	"/usr/lib/$multiarch/pkgconfig/libsrd.pc")
 check "nothing else installed (no depmod output), one INSTALL line per file" \
 	manifest_is "$d1" "${want1[@]}"
 
@@ -180,8 +228,10 @@ else
 	not_ok "make install DESTDIR=... PREFIX=/usr/local"
 	tail_of "$d2.log"
 fi
-check "provider in usr/local/lib/$multiarch/libibverbs" \
-	file_is "$d2/usr/local/lib/$multiarch/libibverbs/$plugin" 644 "$TOP/build/provider/$plugin"
+check "provider library in usr/local/lib/$multiarch, plugin link in its libibverbs" \
+	file_is "$d2/usr/local/lib/$multiarch/$lib" 644 "$TOP/build/provider/$lib"
+check "plugin usr/local/lib/$multiarch/libibverbs/$plugin links to ../$lib" \
+	links_to "$d2/usr/local/lib/$multiarch/libibverbs/$plugin" "../$lib"
 check "uapi header in usr/local/include/rdma" \
 	file_is "$d2/usr/local/include/rdma/srd-abi.h" 644 "$TOP/uapi/rdma/srd-abi.h"
 check "etc/libibverbs.d/srd.driver names the /usr/local plugin by path" \
@@ -192,8 +242,13 @@ want2=()
 for k in "${kvers[@]}"; do
 	want2+=("/lib/modules/$k/updates/rdma_srd.ko")
 done
-want2+=("/usr/local/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
-	/usr/local/include/rdma/srd-abi.h "/usr/local/lib/$multiarch/pkgconfig/softsrd.pc")
+check "libsrd.pc in usr/local; a srddv.h program builds with it" \
+	libs_link "$d2" /usr/local
+want2+=("/usr/local/lib/$multiarch/$lib" "/usr/local/lib/$multiarch/libsrd.so"
+	"/usr/local/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
+	/usr/local/include/rdma/srd-abi.h /usr/local/include/infiniband/srddv.h
+	"/usr/local/lib/$multiarch/pkgconfig/softsrd.pc"
+	"/usr/local/lib/$multiarch/pkgconfig/libsrd.pc")
 check "nothing installed outside usr/local, etc and lib/modules" \
 	manifest_is "$d2" "${want2[@]}"
 

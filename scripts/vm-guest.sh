@@ -25,7 +25,10 @@ hostname softsrd-vm
 echo 1 >/proc/sys/kernel/sysrq
 
 if [ -n "$SRD_MODULE" ]; then
-	if ! modprobe ib_uverbs || ! insmod "$SRD_MODULE"; then
+	# insmod does not resolve dependencies: load what modinfo names first.
+	deps=$(modinfo -F depends "$SRD_MODULE" | tr , ' ')
+	# shellcheck disable=SC2086
+	if ! modprobe -a ib_uverbs $deps || ! insmod "$SRD_MODULE"; then
 		echo "vm: cannot load $SRD_MODULE" >/dev/ttyS0
 		echo 125 >"$out/rc"
 		poweroff_now

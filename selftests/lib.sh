@@ -101,7 +101,7 @@ gid_list() {
 	local f i g
 	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
 		i=${f##*/}
-		g=$(cat "$f" 2>/dev/null) || continue
+		read -r g 2>/dev/null <"$f" || continue
 		[ "$g" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
 		echo "$i $g"
 	done | sort -n
@@ -123,12 +123,79 @@ lacks_gid() {
 	! has_gid "$@"
 }
 
+# gid_of_ipv6 ADDR: the GID of an IPv6 address as sysfs prints it.
+gid_of_ipv6() {
+	local a=$1 head tail g i n
+	local -a h t all=()
+	head=${a%%::*}
+	if [[ "$a" == *::* ]]; then tail=${a#*::}; else tail=; head=$a; fi
+	IFS=: read -ra h <<<"$head"
+	IFS=: read -ra t <<<"$tail"
+	n=$((8 - ${#h[@]} - ${#t[@]}))
+	all=("${h[@]}")
+	for ((i = 0; i < n; i++)); do all+=(0); done
+	all+=("${t[@]}")
+	g=
+	for i in "${all[@]}"; do g+=$(printf '%04x:' "0x${i:-0}"); done
+	echo "${g%:}"
+}
+
+# gid_index DEV GID: the index of GID in DEV's table.
+gid_index() {
+	gid_list "$1" | awk -v g="$2" '$2 == g { print $1; exit }'
+}
+
+# hw_counter DEV NAME: one of the device's counters.
+hw_counter() {
+	cat "/sys/class/infiniband/$1/hw_counters/$2"
+}
+
+# srd_bin NAME: a built C test program.
+srd_bin() {
+	local b=${OUTPUT:-$SRD_TOP/build/selftests}/$1
+	[ -x "$b" ] || fail "$b is not built (make -C selftests)"
+	echo "$b"
+}
+
+# Kernel log lines that mean a bug (as scripts/vm-run.sh looks for them).
+SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption'
+dmesg_mark() {
+	SRD_DMESG_LINES=$(dmesg | wc -l)
+}
+# dmesg_clean WHAT: nothing bad was logged since dmesg_mark.
+dmesg_clean() {
+	local new
+	new=$(dmesg | tail -n +"$((SRD_DMESG_LINES + 1))")
+	if grep -Eq "$SRD_BAD_KLOG" <<<"$new"; then
+		echo "$new" | grep -E -A 20 "$SRD_BAD_KLOG" | head -60
+		fail "$1: the kernel logged a problem"
+	fi
+	echo "ok: $1: nothing bad in the kernel log"
+}
+
+# Background processes a test started: killed first at cleanup, so that
+# no verbs user keeps a device from being removed.
+SRD_PIDS=()
+bg_start() {
+	"$@" &
+	SRD_PIDS+=($!)
+}
+
+# listening NS PORT: something in NS listens on TCP PORT.
+listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
 # Every test leaves the guest as it found it.
 SRD_NETNS=()
 SRD_LINKS=()
 SRD_NETDEVS=()
 srd_cleanup() {
-	local l n
+	local l n p
+	for p in "${SRD_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	for l in "${SRD_LINKS[@]}"; do
 		srd_link_exists "$l" && rdma link del "$l" 2>/dev/null
 	done
@@ -159,4 +226,99 @@ new_netns() {
 add_srd() {
 	pp rdma link add "$1" type srd netdev "$2"
 	SRD_LINKS+=("$1")
+}
+
+# two_hosts TAG [MTU]: two namespaces joined by a veth pair, each end with
+# an IPv4 and an IPv6 address and an srd device made from inside its
+# namespace:
+#   ${TAG}_a: veth ${TAG}a 10.201.0.1/24 fd00:201::1/64, device srd_${TAG}a
+#   ${TAG}_b: veth ${TAG}b 10.201.0.2/24 fd00:201::2/64, device srd_${TAG}b
+# Sets NS_A NS_B IF_A IF_B DEV_A DEV_B IP4_A IP4_B IP6_A IP6_B and the GID
+# indices GIDX4_A GIDX4_B GIDX6_A GIDX6_B.
+two_hosts() {
+	local tag=$1 mtu=${2:-}
+	NS_A=${tag}_a NS_B=${tag}_b IF_A=${tag}a IF_B=${tag}b
+	DEV_A=srd_${tag}a DEV_B=srd_${tag}b
+	IP4_A=10.201.0.1 IP4_B=10.201.0.2 IP6_A=fd00:201::1 IP6_B=fd00:201::2
+	new_netns "$NS_A"
+	new_netns "$NS_B"
+	pp ip -n "$NS_A" link add "$IF_A" type veth peer name "$IF_B" netns "$NS_B"
+	if [ -n "$mtu" ]; then
+		pp ip -n "$NS_A" link set "$IF_A" mtu "$mtu"
+		pp ip -n "$NS_B" link set "$IF_B" mtu "$mtu"
+	fi
+	pp ip -n "$NS_A" addr add "$IP4_A/24" dev "$IF_A"
+	pp ip -n "$NS_B" addr add "$IP4_B/24" dev "$IF_B"
+	pp ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad
+	pp ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad
+	pp ip -n "$NS_A" link set "$IF_A" up
+	pp ip -n "$NS_B" link set "$IF_B" up
+	pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
+	SRD_LINKS+=("$DEV_A")
+	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
+	SRD_LINKS+=("$DEV_B")
+	wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
+	wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
+	wait_for "$DEV_A has the GID of $IP6_A" 10 has_gid "$DEV_A" "$(gid_of_ipv6 $IP6_A)"
+	wait_for "$DEV_B has the GID of $IP6_B" 10 has_gid "$DEV_B" "$(gid_of_ipv6 $IP6_B)"
+	wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
+	wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+	GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")
+	GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 $IP4_B)")
+	GIDX6_A=$(gid_index "$DEV_A" "$(gid_of_ipv6 $IP6_A)")
+	GIDX6_B=$(gid_index "$DEV_B" "$(gid_of_ipv6 $IP6_B)")
+	echo "GID indices: $DEV_A v4 $GIDX4_A v6 $GIDX6_A; $DEV_B v4 $GIDX4_B v6 $GIDX6_B"
+}
+
+# reload_module [PARAM=VALUE...]: rmmod rdma_srd and insmod it again.
+reload_module() {
+	[ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] ||
+		skip "SRD_MODULE (the .ko to reload) is not set"
+	if [ -d /sys/module/rdma_srd ]; then
+		pp rmmod rdma_srd || fail "rmmod rdma_srd failed"
+	fi
+	pp insmod "$SRD_MODULE" "$@" || fail "insmod $SRD_MODULE $* failed"
+}
+
+# run_pair PORT SERVER_NS CLIENT_NS SERVER_CMD... -- CLIENT_CMD...: start
+# the server in SERVER_NS, wait until it listens on TCP PORT, run the
+# client in CLIENT_NS (60 s at most each); fail unless both succeed.
+# Their outputs are left in PAIR_SERVER_OUT and PAIR_CLIENT_OUT.
+run_pair() {
+	local port=$1 sns=$2 cns=$3 spid src crc deadline
+	local -a srv=() cli=()
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	local sout cout
+	sout=$(mktemp /tmp/srd_pair_srv.XXXXXX)
+	cout=$(mktemp /tmp/srd_pair_cli.XXXXXX)
+	echo "+ ip netns exec $sns ${srv[*]} &"
+	bg_start ip netns exec "$sns" timeout -k 5 60 "${srv[@]}" >"$sout" 2>&1
+	spid=$!
+	deadline=$((SECONDS + 20))
+	until listening "$sns" "$port"; do
+		if ! kill -0 "$spid" 2>/dev/null; then
+			cat "$sout"
+			fail "server exited before listening: ${srv[*]}"
+		fi
+		[ $SECONDS -lt $deadline ] || { cat "$sout"; fail "server not listening on $port after 20s"; }
+		sleep 0.05
+	done
+	echo "+ ip netns exec $cns ${cli[*]}"
+	ip netns exec "$cns" timeout -k 5 60 "${cli[@]}" >"$cout" 2>&1
+	crc=$?
+	[ $crc -eq 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	PAIR_SERVER_OUT=$(cat "$sout")
+	PAIR_CLIENT_OUT=$(cat "$cout")
+	rm -f "$sout" "$cout"
+	echo "server (exit $src):"
+	sed 's/^/  /' <<<"$PAIR_SERVER_OUT"
+	echo "client (exit $crc):"
+	sed 's/^/  /' <<<"$PAIR_CLIENT_OUT"
+	[ $crc -eq 0 ] && [ $src -eq 0 ] ||
+		fail "expected server and client to exit 0, saw server $src client $crc"
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The verbs libsrd implements today, through plain libibverbs: open and
- * close, query_device(_ex), query_port, query_gid, PDs backed by the
- * kernel with its limit enforced; and the verbs still to come failing
- * cleanly with EOPNOTSUPP.
+ * Device-level verbs through plain libibverbs: open and close,
+ * query_device(_ex), query_port, query_gid, PDs backed by the kernel with
+ * its limit enforced; and the verbs softsrd does not offer (SRQs, MWs, RC
+ * QPs) failing cleanly.  The datapath verbs have their own tests
+ * (srd_mr, srd_ah, srd_cq, srd_ud_qp, srd_lifecycle).
  *
  *   srd_verbs DEVICE IPV4   (IPV4: an address of the device's netdev)
  */
@@ -86,34 +87,45 @@ static void test_pds(struct ibv_context *ctx)
 		ksft_check_eq("ibv_dealloc_pd", 0, ibv_dealloc_pd(pd));
 }
 
-static void test_not_yet(struct ibv_context *ctx)
+/* What softsrd does not offer fails cleanly: no SRQs, no MWs, no RC QPs. */
+static void test_not_offered(struct ibv_context *ctx)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_srq_init_attr srqa = { .attr = { .max_wr = 1, .max_sge = 1 } };
 	struct ibv_qp_init_attr qpa = {
-		.qp_type = IBV_QPT_UD,
+		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_ah_attr aha = { .port_num = 1, .is_global = 1 };
-	static char buf[4096];
+	struct ibv_cq *cq;
 	void *p;
 
 	if (!pd) {
-		ksft_check(0, "PD for the EOPNOTSUPP checks");
+		ksft_check(0, "PD for the unsupported-verb checks");
 		return;
 	}
 	errno = 0;
-	p = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	ksft_check(!p && errno == EOPNOTSUPP, "ibv_create_cq: EOPNOTSUPP (errno %d)", errno);
+	p = ibv_create_srq(pd, &srqa);
+	ksft_check(!p && errno == EOPNOTSUPP, "ibv_create_srq: EOPNOTSUPP (errno %d)", errno);
+	if (p)
+		ibv_destroy_srq(p);
 	errno = 0;
-	p = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	ksft_check(!p && errno == EOPNOTSUPP, "ibv_reg_mr: EOPNOTSUPP (errno %d)", errno);
-	errno = 0;
-	p = ibv_create_qp(pd, &qpa);
-	ksft_check(!p && errno == EOPNOTSUPP, "ibv_create_qp: EOPNOTSUPP (errno %d)", errno);
-	errno = 0;
-	p = ibv_create_ah(pd, &aha);
-	ksft_check(!p && errno == EOPNOTSUPP, "ibv_create_ah: EOPNOTSUPP (errno %d)", errno);
+	p = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	ksft_check(!p && errno == EOPNOTSUPP, "ibv_alloc_mw: EOPNOTSUPP (errno %d)", errno);
+	if (p)
+		ibv_dealloc_mw(p);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ksft_check(cq != NULL, "ibv_create_cq (errno %d)", cq ? 0 : errno);
+	if (cq) {
+		qpa.send_cq = qpa.recv_cq = cq;
+		errno = 0;
+		p = ibv_create_qp(pd, &qpa);
+		ksft_check(!p && (errno == EOPNOTSUPP || errno == EINVAL),
+			   "ibv_create_qp(RC): EOPNOTSUPP or EINVAL (errno %d)", errno);
+		if (p)
+			ibv_destroy_qp(p);
+		ksft_check_eq("ibv_destroy_cq", 0, ibv_destroy_cq(cq));
+	}
 	ksft_check_eq("ibv_dealloc_pd", 0, ibv_dealloc_pd(pd));
 }
 
@@ -144,7 +156,7 @@ int main(int argc, char **argv)
 
 	test_queries(ctx, argv[2]);
 	test_pds(ctx);
-	test_not_yet(ctx);
+	test_not_offered(ctx);
 
 	if (ctx2)
 		ksft_check_eq("ibv_close_device (second)", 0, ibv_close_device(ctx2));

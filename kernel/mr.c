@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: memory regions — pinning, keys, and the only code that touches
+ * registered memory.
+ */
+
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+
+#include "srd.h"
+
+#define SRD_MR_ACCESS_SUPPORTED (IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_OPTIONAL)
+
+/*
+ * Give @mr a random key in @xa.  Keys are drawn independently, so one key
+ * says nothing about another; 0 is never used (it is local_dma_lkey).
+ */
+static int srd_mr_insert_key(struct xarray *xa, struct srd_mr *mr, u32 *key)
+{
+	int tries, err = -EBUSY;
+
+	for (tries = 0; tries < 16 && err == -EBUSY; tries++) {
+		*key = get_random_u32();
+		if (!*key)
+			continue;
+		err = xa_insert_bh(xa, *key, mr, GFP_KERNEL);
+	}
+	return err;
+}
+
+static int srd_mr_pin_pages(struct srd_mr *mr)
+{
+	struct sg_page_iter iter;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_pages(mr->umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	if (WARN_ON_ONCE(i != mr->npages))
+		return -EFAULT;
+	return 0;
+}
+
+struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct srd_dev *sdev = to_sdev(ibpd->device);
+	struct srd_mr *mr;
+	int err;
+
+	if (access & ~SRD_MR_ACCESS_SUPPORTED) {
+		ibdev_dbg(&sdev->ibdev, "reg_mr: access 0x%x not supported\n",
+			  access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > SRD_MAX_MR_BYTES)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic64_inc_return(&sdev->counters[SRD_CNT_MRS]) > SRD_MAX_MR) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	mr->sdev = sdev;
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+
+	/* Pins the pages and charges them to RLIMIT_MEMLOCK. */
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	mr->page_offset = ib_umem_offset(mr->umem);
+	err = srd_mr_pin_pages(mr);
+	if (err)
+		goto err_umem;
+
+	err = srd_mr_insert_key(&sdev->mrs_by_lkey, mr, &mr->ibmr.lkey);
+	if (err)
+		goto err_pages;
+	err = srd_mr_insert_key(&sdev->mrs_by_rkey, mr, &mr->ibmr.rkey);
+	if (err)
+		goto err_lkey;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return &mr->ibmr;
+
+err_lkey:
+	xa_erase_bh(&sdev->mrs_by_lkey, mr->ibmr.lkey);
+err_pages:
+	kvfree(mr->pages);
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+err_count:
+	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
+	return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+}
+
+int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct srd_mr *mr = to_smr(ibmr);
+	struct srd_dev *sdev = mr->sdev;
+
+	/* No new lookups find it; wait for the ones in flight. */
+	xa_erase_bh(&sdev->mrs_by_lkey, ibmr->lkey);
+	xa_erase_bh(&sdev->mrs_by_rkey, ibmr->rkey);
+	srd_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
+	return 0;
+}
+
+/* Find an MR by lkey and take a reference.  Any context. */
+struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey)
+{
+	struct srd_mr *mr;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->mrs_by_lkey, flags);
+	mr = xa_load(&sdev->mrs_by_lkey, lkey);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock_irqrestore(&sdev->mrs_by_lkey, flags);
+	return mr;
+}
+
+void srd_mr_put(struct srd_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+/*
+ * May a work request of a QP in @pd use [@iova, @iova + @len) of @mr with
+ * @access?  Returns SRD_VERR_NONE or why not.
+ */
+u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
+		 int access)
+{
+	u64 end;
+
+	if (mr->ibmr.pd != pd)
+		return SRD_VERR_LKEY_PD;
+	if (check_add_overflow(iova, (u64)len, &end) || iova < mr->iova ||
+	    end > mr->iova + mr->length)
+		return SRD_VERR_LKEY_RANGE;
+	if ((mr->access & access) != access)
+		return SRD_VERR_LKEY_ACCESS;
+	return SRD_VERR_NONE;
+}
+
+/*
+ * Walk [@iova, @iova + @len) of @mr, which srd_mr_check() accepted, one
+ * page-bounded chunk at a time.
+ */
+#define srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done)	\
+	for ((done) = 0;						\
+	     (done) < (len) &&						\
+	     ((poff) = (iova) - (mr)->iova + (mr)->page_offset + (done),	\
+	      (page) = (mr)->pages[(poff) >> PAGE_SHIFT],		\
+	      (poff) &= ~PAGE_MASK,					\
+	      (n) = min_t(u64, (len) - (done), PAGE_SIZE - (poff)), 1);	\
+	     (done) += (n))
+
+void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len)
+{
+	struct page *page;
+	u64 poff, n, done;
+	void *va;
+
+	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+		va = kmap_local_page(page);
+		memcpy(dst + done, va + poff, n);
+		kunmap_local(va);
+	}
+}
+
+void srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len)
+{
+	struct page *page;
+	u64 poff, n, done;
+	void *va;
+
+	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+		va = kmap_local_page(page);
+		memcpy(va + poff, src + done, n);
+		kunmap_local(va);
+		flush_dcache_page(page);
+	}
+}
+
+int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
+		     int offset, u32 len)
+{
+	struct page *page;
+	u64 poff, n, done;
+	void *va;
+	int err = 0;
+
+	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+		va = kmap_local_page(page);
+		err = skb_copy_bits(skb, offset + done, va + poff, n);
+		kunmap_local(va);
+		flush_dcache_page(page);
+		if (err)
+			break;
+	}
+	return err;
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: queue pairs — creation, the state machine, flushing, and
+ * destruction.  The datapath is in send.c and recv.c.
+ */
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "srd.h"
+
+/* Attributes modify_qp understands; ib_modify_qp_is_ok() checks the rest. */
+#define SRD_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
+			       IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
+			       IB_QP_SQ_PSN)
+
+static u32 srd_sq_stride(u32 max_sge, u32 max_inline)
+{
+	u32 data = max_t(u32, max_sge * sizeof(struct srd_sge), max_inline);
+
+	return ALIGN(sizeof(struct srd_send_wqe) + data, 64);
+}
+
+static u32 srd_rq_stride(u32 max_sge)
+{
+	return ALIGN(sizeof(struct srd_recv_wqe) +
+		     max_sge * sizeof(struct srd_sge), 16);
+}
+
+static int srd_qp_check_init_attr(struct srd_dev *sdev,
+				  struct ib_qp_init_attr *init,
+				  const struct srd_create_qp_cmd *cmd)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (init->qp_type == IB_QPT_DRIVER &&
+	    cmd->driver_qp_type == SRD_QP_TYPE_SRD) {
+		ibdev_dbg(&sdev->ibdev, "create_qp: SRD QPs are not implemented yet\n");
+		return -EOPNOTSUPP;
+	}
+	if (init->qp_type != IB_QPT_UD || cmd->driver_qp_type)
+		return -EOPNOTSUPP;
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > SRD_MAX_QP_WR ||
+	    cap->max_recv_wr > SRD_MAX_QP_WR ||
+	    cap->max_send_sge > SRD_MAX_SEND_SGE ||
+	    cap->max_recv_sge > SRD_MAX_RECV_SGE ||
+	    cap->max_inline_data > SRD_MAX_INLINE_BYTES) {
+		ibdev_dbg(&sdev->ibdev, "create_qp: caps beyond the device's limits\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int srd_wq_init(struct srd_wq *wq, struct ib_ucontext *uctx,
+		       u32 max_wr, u32 max_sge, u32 stride)
+{
+	wq->max_sge = max_sge;
+	wq->wqe = kzalloc(stride, GFP_KERNEL);
+	if (!wq->wqe)
+		return -ENOMEM;
+	wq->ring = srd_ring_create(uctx, roundup_pow_of_two(max_t(u32, max_wr, 1)),
+				   stride);
+	if (IS_ERR(wq->ring)) {
+		kfree(wq->wqe);
+		return PTR_ERR(wq->ring);
+	}
+	return 0;
+}
+
+static void srd_wq_destroy(struct srd_wq *wq)
+{
+	srd_ring_destroy(wq->ring);
+	kfree(wq->wqe);
+}
+
+/* Publish the QP state where the provider reads it.  Under rq_lock. */
+static void srd_qp_set_state(struct srd_qp *qp, enum ib_qp_state state)
+{
+	WRITE_ONCE(qp->state, state);
+	WRITE_ONCE(qp->sq.ring->ctl->state, state);
+	WRITE_ONCE(qp->rq.ring->ctl->state, state);
+	/*
+	 * Pairs with the provider's full barrier after it publishes an RQ
+	 * prod: either a flush that follows sees the new receive, or the
+	 * provider sees ERR and rings the doorbell to have it flushed.
+	 */
+	smp_mb();
+}
+
+int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct srd_dev *sdev = to_sdev(ibqp->device);
+	struct srd_create_qp_resp resp = {};
+	struct srd_create_qp_cmd cmd = {};
+	struct srd_qp *qp = to_sqp(ibqp);
+	struct srd_ucontext *uctx;
+	struct ib_qp_cap *cap = &init->cap;
+	u32 qpn;
+	int err;
+
+	/* Kernel consumers would need a posting path of their own. */
+	if (!udata)
+		return -EOPNOTSUPP;
+	uctx = rdma_udata_to_drv_context(udata, struct srd_ucontext, ibuc);
+	if (udata->inlen) {
+		err = ib_copy_from_udata(&cmd, udata,
+					 min(udata->inlen, sizeof(cmd)));
+		if (err)
+			return err;
+		if (cmd.comp_mask ||
+		    (udata->inlen > sizeof(cmd) &&
+		     !ib_is_udata_cleared(udata, sizeof(cmd),
+					  udata->inlen - sizeof(cmd))))
+			return -EOPNOTSUPP;
+	}
+	err = srd_qp_check_init_attr(sdev, init, &cmd);
+	if (err)
+		return err;
+	if (atomic64_inc_return(&sdev->counters[SRD_CNT_QPS]) > SRD_MAX_QP) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->sdev = sdev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	mutex_init(&qp->sq_mutex);
+	spin_lock_init(&qp->rq_lock);
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->max_inline = cap->max_inline_data;
+
+	err = srd_wq_init(&qp->sq, &uctx->ibuc, cap->max_send_wr,
+			  cap->max_send_sge,
+			  srd_sq_stride(cap->max_send_sge, cap->max_inline_data));
+	if (err)
+		goto err_count;
+	err = srd_wq_init(&qp->rq, &uctx->ibuc, cap->max_recv_wr,
+			  cap->max_recv_sge, srd_rq_stride(cap->max_recv_sge));
+	if (err)
+		goto err_sq;
+	srd_qp_set_state(qp, IB_QPS_RESET);
+
+	/* Cyclic, so a destroyed QP's number is not soon reused. */
+	err = xa_alloc_cyclic_bh(&sdev->qps, &qpn, qp, XA_LIMIT(2, 0xffffff),
+				 &sdev->next_qpn, GFP_KERNEL);
+	if (err < 0)
+		goto err_rq;
+	ibqp->qp_num = qpn;
+
+	/* The rings may hold more than was asked for: say so. */
+	cap->max_send_wr = qp->sq.ring->num_entries;
+	cap->max_recv_wr = qp->rq.ring->num_entries;
+
+	resp.max_msg_sz = srd_port_mtu_bytes(sdev);
+	srd_ring_info(qp->sq.ring, &resp.sq);
+	srd_ring_info(qp->rq.ring, &resp.rq);
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_xa;
+	return 0;
+
+err_xa:
+	xa_erase_bh(&sdev->qps, qpn);
+err_rq:
+	srd_wq_destroy(&qp->rq);
+err_sq:
+	srd_wq_destroy(&qp->sq);
+err_count:
+	atomic64_dec(&sdev->counters[SRD_CNT_QPS]);
+	return err;
+}
+
+/* Find a QP by number and take a reference.  Any context. */
+struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn)
+{
+	struct srd_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qps, flags);
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&sdev->qps, flags);
+	return qp;
+}
+
+void srd_qp_put(struct srd_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+static void srd_flush_cqe(struct srd_qp *qp, struct srd_cq *cq, u64 wr_id,
+			  u8 opcode)
+{
+	struct srd_cqe cqe = {
+		.wr_id = wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = opcode,
+		.vendor_err = SRD_VERR_FLUSH,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	srd_cq_post(cq, &cqe);
+}
+
+/*
+ * Complete every posted work request of @wq with IB_WC_WR_FLUSH_ERR.  The
+ * caller holds the queue's lock.  A broken ring (more posted than it has
+ * slots) is flushed as if empty: there is no telling what is in it.
+ */
+static void srd_wq_flush(struct srd_qp *qp, struct srd_wq *wq,
+			 struct srd_cq *cq, u8 opcode)
+{
+	struct srd_ring *ring = wq->ring;
+	u64 wr_id;
+	u32 prod;
+
+	/* Pairs with the provider's release store: slots before index. */
+	prod = smp_load_acquire(&ring->ctl->prod);
+
+	if (prod - wq->cons > ring->num_entries) {
+		srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
+		wq->cons = prod;
+	}
+	while (wq->cons != prod) {
+		/* wr_id is the first field of both slot kinds. */
+		wr_id = READ_ONCE(*(u64 *)srd_ring_slot(ring, wq->cons));
+		srd_flush_cqe(qp, cq, wr_id, opcode);
+		wq->cons++;
+	}
+	/* Slots read before they are handed back. */
+	smp_store_release(&ring->ctl->cons, wq->cons);
+}
+
+/* Under rq_lock. */
+static void __srd_qp_flush_rq(struct srd_qp *qp)
+{
+	srd_wq_flush(qp, &qp->rq, qp->rcq, SRD_CQE_RECV);
+}
+
+void srd_qp_flush_rq(struct srd_qp *qp)
+{
+	spin_lock_bh(&qp->rq_lock);
+	__srd_qp_flush_rq(qp);
+	spin_unlock_bh(&qp->rq_lock);
+}
+
+/* Under sq_mutex. */
+void srd_qp_flush_sq(struct srd_qp *qp)
+{
+	srd_wq_flush(qp, &qp->sq, qp->scq, SRD_CQE_SEND);
+}
+
+/*
+ * A work request completed in error: the QP goes to ERR and its posted
+ * receives are flushed.  Called with rq_lock held.  Posted sends are
+ * flushed by whoever holds sq_mutex next (the send path itself, the next
+ * doorbell, or modify_qp).
+ */
+void srd_qp_set_error(struct srd_qp *qp)
+{
+	lockdep_assert_held(&qp->rq_lock);
+	srd_qp_set_state(qp, IB_QPS_ERR);
+	__srd_qp_flush_rq(qp);
+}
+
+static void srd_wq_reset(struct srd_wq *wq)
+{
+	wq->cons = 0;
+	WRITE_ONCE(wq->ring->ctl->prod, 0);
+	WRITE_ONCE(wq->ring->ctl->cons, 0);
+}
+
+int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct srd_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	int err = 0;
+
+	if (mask & ~SRD_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->sq_mutex);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+					 READ_ONCE(qp->state);
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		ibdev_dbg(ibqp->device, "modify_qp %u: %d -> %d with mask 0x%x is not allowed\n",
+			  ibqp->qp_num, cur, new, mask);
+		err = -EINVAL;
+		goto out;
+	}
+	if (((mask & IB_QP_PORT) && attr->port_num != 1) ||
+	    ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (mask & IB_QP_QKEY)
+		WRITE_ONCE(qp->qkey, attr->qkey);
+
+	if (mask & IB_QP_STATE) {
+		spin_lock_bh(&qp->rq_lock);
+		if (new == IB_QPS_RESET) {
+			srd_wq_reset(&qp->sq);
+			srd_wq_reset(&qp->rq);
+		}
+		srd_qp_set_state(qp, new);
+		if (new == IB_QPS_ERR)
+			__srd_qp_flush_rq(qp);
+		spin_unlock_bh(&qp->rq_lock);
+		if (new == IB_QPS_ERR)
+			srd_qp_flush_sq(qp);
+	}
+out:
+	mutex_unlock(&qp->sq_mutex);
+	return err;
+}
+
+int srd_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct srd_qp *qp = to_sqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->qkey = READ_ONCE(qp->qkey);
+	attr->port_num = 1;
+	attr->pkey_index = 0;
+	attr->path_mtu = ib_mtu_int_to_enum(srd_port_mtu_bytes(qp->sdev));
+	attr->cap.max_send_wr = qp->sq.ring->num_entries;
+	attr->cap.max_recv_wr = qp->rq.ring->num_entries;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct srd_qp *qp = to_sqp(ibqp);
+	struct srd_dev *sdev = qp->sdev;
+
+	/* No new receive finds it; wait for those in flight. */
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	srd_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	srd_wq_destroy(&qp->rq);
+	srd_wq_destroy(&qp->sq);
+	mutex_destroy(&qp->sq_mutex);
+	atomic64_dec(&sdev->counters[SRD_CNT_QPS]);
+	return 0;
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: the send path of UD QPs.  The provider fills SQ slots and
+ * rings a doorbell (a POST_SEND with no work requests); the doorbell
+ * consumes the ring here, in the caller's process context.
+ */
+
+#include <linux/jhash.h>
+#include <linux/skbuff.h>
+#include <net/ipv6.h>
+
+#include "srd.h"
+#include "wire.h"
+
+/* Room for any link-layer, IP and UDP header in front of the SRD header. */
+#define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+struct srd_send_result {
+	u8 status;		/* enum ib_wc_status */
+	u32 vendor_err;		/* enum srd_vendor_err */
+	u32 byte_len;
+};
+
+static void srd_send_fail(struct srd_send_result *res, u8 status, u32 verr)
+{
+	res->status = status;
+	res->vendor_err = verr;
+}
+
+/*
+ * The UDP source port of a UD flow: fixed for a (source QP, destination
+ * QP) pair, so one flow keeps one path and its order.
+ */
+static u16 srd_ud_src_port(u32 src_qpn, u32 dst_qpn)
+{
+	return 49152 + (jhash_2words(src_qpn, dst_qpn, 0) & 0x3fff);
+}
+
+/* Gather the SGEs of @wqe into @dst.  Returns a vendor error. */
+static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
+		      u32 num_sge, u8 *dst)
+{
+	struct srd_mr *mr;
+	u32 i, verr;
+
+	for (i = 0; i < num_sge; i++) {
+		if (!sge[i].length)
+			continue;
+		mr = srd_mr_get(qp->sdev, sge[i].lkey);
+		if (!mr)
+			return SRD_VERR_BAD_LKEY;
+		verr = srd_mr_check(mr, qp->ibqp.pd, sge[i].addr,
+				    sge[i].length, 0);
+		if (!verr)
+			srd_mr_read(mr, sge[i].addr, dst, sge[i].length);
+		srd_mr_put(mr);
+		if (verr)
+			return verr;
+		dst += sge[i].length;
+	}
+	return SRD_VERR_NONE;
+}
+
+/* Total bytes of @num_sge SGEs, or U32_MAX if the sum overflows. */
+static u32 srd_sge_total(const struct srd_sge *sge, u32 num_sge)
+{
+	u32 i, total = 0;
+
+	for (i = 0; i < num_sge; i++)
+		if (check_add_overflow(total, sge[i].length, &total))
+			return U32_MAX;
+	return total;
+}
+
+static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+			 struct srd_send_result *res)
+{
+	struct srd_dev *sdev = qp->sdev;
+	const struct srd_sge *sge = (const void *)(wqe + 1);
+	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
+	struct srd_wire_hdr *hdr;
+	union ib_gid sgid, dgid;
+	struct sk_buff *skb;
+	u32 len, verr, qkey;
+	bool is_inline;
+	int err;
+
+	if (wqe->opcode != SRD_WQE_SEND && wqe->opcode != SRD_WQE_SEND_WITH_IMM)
+		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR,
+				     SRD_VERR_BAD_OPCODE);
+	is_inline = wqe->flags & SRD_WQE_INLINE;
+	if (is_inline) {
+		len = wqe->inline_len;
+		if (len > qp->max_inline || len > max_inline_room)
+			return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
+					     SRD_VERR_BAD_WQE);
+	} else {
+		if (wqe->num_sge > qp->sq.max_sge)
+			return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
+					     SRD_VERR_BAD_WQE);
+		len = srd_sge_total(sge, wqe->num_sge);
+	}
+	res->byte_len = len;
+	if (len > srd_port_mtu_bytes(sdev))
+		return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
+				     SRD_VERR_MSG_TOO_LONG);
+	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
+		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
+
+	skb = alloc_skb(SRD_TX_HEADROOM + SRD_WIRE_HDR_BYTES + len, GFP_KERNEL);
+	if (!skb)
+		return srd_send_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
+	skb_reserve(skb, SRD_TX_HEADROOM);
+
+	/* A Q_Key with the high bit set means "use the QP's own". */
+	qkey = wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
+					       wqe->remote_qkey;
+	hdr = skb_put_zero(skb, SRD_WIRE_HDR_BYTES);
+	hdr->version = SRD_WIRE_VERSION;
+	hdr->opcode = wqe->opcode == SRD_WQE_SEND_WITH_IMM ?
+		      SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND;
+	hdr->flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_SOLICITED : 0;
+	hdr->hdr_len_words = SRD_WIRE_HDR_BYTES / 4;
+	hdr->dst_qpn = cpu_to_be32(wqe->remote_qpn & 0xffffff);
+	hdr->src_qpn = cpu_to_be32(qp->ibqp.qp_num);
+	hdr->qkey = cpu_to_be32(qkey);
+	if (wqe->opcode == SRD_WQE_SEND_WITH_IMM)
+		hdr->imm_data = wqe->imm_data;
+
+	if (is_inline) {
+		skb_put_data(skb, wqe + 1, len);
+	} else {
+		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len));
+		if (verr) {
+			kfree_skb(skb);
+			return srd_send_fail(res, IB_WC_LOC_PROT_ERR, verr);
+		}
+	}
+
+	err = srd_xmit(sdev, skb, &sgid, &dgid,
+		       srd_ud_src_port(qp->ibqp.qp_num, wqe->remote_qpn));
+	if (err) {
+		/* A datagram service: the loss is counted, not fatal. */
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+		ibdev_dbg_ratelimited(&sdev->ibdev, "QP %u: send to %pI6 failed: %d\n",
+				      qp->ibqp.qp_num, dgid.raw, err);
+		return;
+	}
+	srd_count_one(sdev, SRD_CNT_TX_PACKETS);
+	srd_count(sdev, SRD_CNT_TX_BYTES, len);
+}
+
+/*
+ * Consume the SQ up to the producer index read on entry.  Under sq_mutex,
+ * with the QP in RTS.  An error completion moves the QP to ERR and flushes
+ * the rest.
+ */
+static void srd_sq_process(struct srd_qp *qp)
+{
+	struct srd_ring *ring = qp->sq.ring;
+	struct srd_send_wqe *wqe = qp->sq.wqe;
+	struct srd_send_result res;
+	struct srd_cqe cqe;
+	u32 prod;
+
+	/* Pairs with the provider's release store: slots before index. */
+	prod = smp_load_acquire(&ring->ctl->prod);
+	if (prod - qp->sq.cons > ring->num_entries) {
+		ibdev_dbg(qp->ibqp.device, "QP %u: SQ indices are inconsistent\n",
+			  qp->ibqp.qp_num);
+		srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
+		spin_lock_bh(&qp->rq_lock);
+		srd_qp_set_error(qp);
+		spin_unlock_bh(&qp->rq_lock);
+		srd_qp_flush_sq(qp);
+		return;
+	}
+
+	while (qp->sq.cons != prod) {
+		/* Work on a copy: userspace may rewrite the slot meanwhile. */
+		memcpy(wqe, srd_ring_slot(ring, qp->sq.cons), ring->stride);
+		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
+		srd_send_one(qp, wqe, &res);
+		qp->sq.cons++;
+		/* The slot was copied before it is handed back. */
+		smp_store_release(&ring->ctl->cons, qp->sq.cons);
+
+		if (res.status != IB_WC_SUCCESS ||
+		    (wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all) {
+			cqe = (struct srd_cqe){
+				.wr_id = wqe->wr_id,
+				.status = res.status,
+				.opcode = SRD_CQE_SEND,
+				.vendor_err = res.vendor_err,
+				.byte_len = res.byte_len,
+				.qp_num = qp->ibqp.qp_num,
+			};
+			srd_cq_post(qp->scq, &cqe);
+		}
+		if (res.status != IB_WC_SUCCESS) {
+			srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
+			spin_lock_bh(&qp->rq_lock);
+			srd_qp_set_error(qp);
+			spin_unlock_bh(&qp->rq_lock);
+			srd_qp_flush_sq(qp);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct srd_qp *qp = to_sqp(ibqp);
+	int err = 0;
+
+	/* Only the provider's doorbell, which carries no work request. */
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&qp->sq_mutex);
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+		srd_sq_process(qp);
+		break;
+	case IB_QPS_ERR:
+		/* Flush what was posted since, receives included. */
+		srd_qp_flush_sq(qp);
+		srd_qp_flush_rq(qp);
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	mutex_unlock(&qp->sq_mutex);
+	return err;
+}
+
+int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	/* Userspace posts receives to the shared ring; kernel users none. */
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: UDP sockets, one pair (IPv4, IPv6) per network namespace, and
+ * routing.  Packets are sent by the routing table of the netdev's
+ * namespace, as any UDP tunnel does, not pushed out of the bound netdev.
+ */
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include "srd.h"
+#include "wire.h"
+
+unsigned short srd_udp_port = SRD_DEFAULT_UDP_PORT;
+module_param_named(udp_port, srd_udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port SRD listens on and sends to, in every namespace (default 4792)");
+
+static LIST_HEAD(srd_nets);
+static DEFINE_MUTEX(srd_nets_mutex);
+
+static void srd_gid_to_ipv4(const union ib_gid *gid, __be32 *addr)
+{
+	*addr = ((const struct in6_addr *)gid->raw)->s6_addr32[3];
+}
+
+static bool srd_gid_is_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	union ib_gid sgid, dgid;
+	struct srd_dev *sdev;
+	u8 hop_limit;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(iph->saddr, (struct in6_addr *)sgid.raw);
+		ipv6_addr_set_v4mapped(iph->daddr, (struct in6_addr *)dgid.raw);
+		hop_limit = iph->ttl;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		memcpy(sgid.raw, &ip6h->saddr, sizeof(sgid.raw));
+		memcpy(dgid.raw, &ip6h->daddr, sizeof(dgid.raw));
+		hop_limit = ip6h->hop_limit;
+	}
+
+	/* The device that owns the destination address. */
+	sdev = srd_dev_get_by_gid(sock_net(sk), &dgid);
+	if (!sdev)
+		goto drop;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SRD_WIRE_HDR_BYTES)) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
+		ib_device_put(&sdev->ibdev);
+		goto drop;
+	}
+	srd_recv(sdev, skb, sizeof(struct udphdr), &sgid, &dgid, hop_limit);
+	ib_device_put(&sdev->ibdev);
+	consume_skb(skb);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static int srd_sock_create(struct net *net, struct srd_net *snet, bool ipv6,
+			   struct socket **sockp)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = snet,
+		.encap_type = 1,
+		.encap_rcv = srd_udp_encap_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(srd_udp_port),
+	};
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.local_ip6 = in6addr_any;
+		cfg.ipv6_v6only = 1;
+		cfg.use_udp6_tx_checksums = 1;
+		cfg.use_udp6_rx_checksums = 1;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(net, &cfg, sockp);
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(net, *sockp, &tcfg);
+	return 0;
+}
+
+/*
+ * The sockets of @net, created on first use.  Sleeps.  Fails if the port
+ * is taken in that namespace (EADDRINUSE).
+ */
+int srd_net_get(struct net *net, struct srd_net **snetp)
+{
+	struct srd_net *snet;
+	int err;
+
+	mutex_lock(&srd_nets_mutex);
+	list_for_each_entry(snet, &srd_nets, list) {
+		if (net_eq(snet->net, net)) {
+			refcount_inc(&snet->users);
+			goto out;
+		}
+	}
+	snet = kzalloc(sizeof(*snet), GFP_KERNEL);
+	if (!snet) {
+		err = -ENOMEM;
+		goto err_unlock;
+	}
+	snet->net = net;
+	refcount_set(&snet->users, 1);
+	err = srd_sock_create(net, snet, false, &snet->sock4);
+	if (err)
+		goto err_free;
+	err = srd_sock_create(net, snet, true, &snet->sock6);
+	if (err == -EAFNOSUPPORT) {
+		snet->sock6 = NULL;	/* IPv6 is disabled: IPv4 only. */
+	} else if (err) {
+		udp_tunnel_sock_release(snet->sock4);
+		goto err_free;
+	}
+	list_add(&snet->list, &srd_nets);
+out:
+	mutex_unlock(&srd_nets_mutex);
+	*snetp = snet;
+	return 0;
+
+err_free:
+	kfree(snet);
+err_unlock:
+	mutex_unlock(&srd_nets_mutex);
+	return err;
+}
+
+void srd_net_put(struct srd_net *snet)
+{
+	mutex_lock(&srd_nets_mutex);
+	if (!refcount_dec_and_test(&snet->users)) {
+		mutex_unlock(&srd_nets_mutex);
+		return;
+	}
+	list_del(&snet->list);
+	mutex_unlock(&srd_nets_mutex);
+
+	udp_tunnel_sock_release(snet->sock4);
+	if (snet->sock6)
+		udp_tunnel_sock_release(snet->sock6);
+	kfree(snet);
+}
+
+static struct rtable *srd_route4(struct srd_net *snet, __be32 saddr,
+				 __be32 daddr, u16 src_port,
+				 struct flowi4 *fl4)
+{
+	memset(fl4, 0, sizeof(*fl4));
+	fl4->daddr = daddr;
+	fl4->saddr = saddr;
+	fl4->flowi4_proto = IPPROTO_UDP;
+	fl4->fl4_sport = htons(src_port);
+	fl4->fl4_dport = htons(srd_udp_port);
+	return ip_route_output_key(snet->net, fl4);
+}
+
+static struct dst_entry *srd_route6(struct srd_dev *sdev,
+				    const union ib_gid *sgid,
+				    const union ib_gid *dgid, u16 src_port,
+				    struct flowi6 *fl6)
+{
+	struct srd_net *snet = sdev->snet;
+
+	if (!snet->sock6)
+		return ERR_PTR(-EAFNOSUPPORT);
+	memset(fl6, 0, sizeof(*fl6));
+	memcpy(&fl6->daddr, dgid->raw, sizeof(fl6->daddr));
+	memcpy(&fl6->saddr, sgid->raw, sizeof(fl6->saddr));
+	/* A link-local destination is reachable through our netdev only. */
+	if (ipv6_addr_type(&fl6->daddr) & IPV6_ADDR_LINKLOCAL)
+		fl6->flowi6_oif = sdev->ndev->ifindex;
+	fl6->flowi6_proto = IPPROTO_UDP;
+	fl6->fl6_sport = htons(src_port);
+	fl6->fl6_dport = htons(srd_udp_port);
+	return ipv6_stub->ipv6_dst_lookup_flow(snet->net, snet->sock6->sk, fl6,
+					       NULL);
+}
+
+/*
+ * Is there a route from @sgid to @dgid in the device's namespace?  The
+ * two must be of one family.  Returns 0 or a negative errno.
+ */
+int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,
+		    const union ib_gid *dgid)
+{
+	struct dst_entry *dst;
+	struct flowi4 fl4;
+	struct flowi6 fl6;
+	struct rtable *rt;
+	__be32 s4, d4;
+
+	if (srd_gid_is_v4(sgid) != srd_gid_is_v4(dgid))
+		return -EINVAL;
+	if (srd_gid_is_v4(dgid)) {
+		srd_gid_to_ipv4(sgid, &s4);
+		srd_gid_to_ipv4(dgid, &d4);
+		rt = srd_route4(sdev->snet, s4, d4, 0, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		ip_rt_put(rt);
+		return 0;
+	}
+	dst = srd_route6(sdev, sgid, dgid, 0, &fl6);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	dst_release(dst);
+	return 0;
+}
+
+/*
+ * Send @skb, whose data is the SRD header and payload, from @sgid to
+ * @dgid.  Consumes the skb.  Returns 0 once IP has it, or an errno.
+ */
+int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
+	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port)
+{
+	struct srd_net *snet = sdev->snet;
+	struct dst_entry *dst;
+	struct flowi4 fl4;
+	struct flowi6 fl6;
+	struct rtable *rt;
+	__be32 s4, d4;
+	int err;
+
+	if (srd_gid_is_v4(sgid) != srd_gid_is_v4(dgid)) {
+		err = -EINVAL;
+		goto err_free;
+	}
+	if (srd_gid_is_v4(dgid)) {
+		srd_gid_to_ipv4(sgid, &s4);
+		srd_gid_to_ipv4(dgid, &d4);
+		rt = srd_route4(snet, s4, d4, src_port, &fl4);
+		if (IS_ERR(rt)) {
+			err = PTR_ERR(rt);
+			goto err_free;
+		}
+		err = skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
+				   sizeof(struct iphdr) +
+				   sizeof(struct udphdr));
+		if (err) {
+			ip_rt_put(rt);
+			goto err_free;
+		}
+		udp_tunnel_xmit_skb(rt, snet->sock4->sk, skb, fl4.saddr,
+				    fl4.daddr, 0, ip4_dst_hoplimit(&rt->dst),
+				    htons(IP_DF), htons(src_port),
+				    htons(srd_udp_port), false, false);
+		return 0;
+	}
+
+	dst = srd_route6(sdev, sgid, dgid, src_port, &fl6);
+	if (IS_ERR(dst)) {
+		err = PTR_ERR(dst);
+		goto err_free;
+	}
+	err = skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) +
+			   sizeof(struct ipv6hdr) + sizeof(struct udphdr));
+	if (err) {
+		dst_release(dst);
+		goto err_free;
+	}
+	/* No tunnel netdev: dev NULL keeps the tunnel stats off the netdev. */
+	udp_tunnel6_xmit_skb(dst, snet->sock6->sk, skb, NULL, &fl6.saddr,
+			     &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
+			     htons(src_port), htons(srd_udp_port), false);
+	return 0;
+
+err_free:
+	kfree_skb(skb);
+	return err;
+}
+
+/*
+ * A namespace is going away: remove its devices, which releases its
+ * sockets, before the namespace's netdevs and the namespace itself go.
+ */
+static void __net_exit srd_net_exit(struct net *net)
+{
+	srd_dev_remove_net(net);
+}
+
+static struct pernet_operations srd_net_ops = {
+	.exit = srd_net_exit,
+};
+
+int srd_socket_init(void)
+{
+	if (!srd_udp_port) {
+		pr_err("rdma_srd: udp_port must not be 0\n");
+		return -EINVAL;
+	}
+	return register_pernet_device(&srd_net_ops);
+}
+
+void srd_socket_exit(void)
+{
+	unregister_pernet_device(&srd_net_ops);
+	/* Let receive callbacks still running on released sockets finish. */
+	synchronize_net();
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softsrd: the on-wire header that follows the UDP header.
+ * docs/protocol.md is the normative description; keep the two in step.
+ */
+#ifndef _SRD_WIRE_H
+#define _SRD_WIRE_H
+
+#include <linux/types.h>
+
+#define SRD_WIRE_VERSION	1
+
+/* The default UDP port: not 4791, which belongs to RoCEv2 and rxe. */
+#define SRD_DEFAULT_UDP_PORT	4792
+
+enum srd_wire_opcode {
+	SRD_OP_UD_SEND = 1,
+	SRD_OP_UD_SEND_WITH_IMM = 2,
+};
+
+enum srd_wire_flags {
+	SRD_WF_SOLICITED = 1 << 0,
+};
+
+/*
+ * Every datagram starts with this header.  hdr_len counts the bytes from
+ * its start to the payload, in units of 4; a receiver skips header bytes
+ * it does not know, so later versions may append fields.
+ */
+struct srd_wire_hdr {
+	u8 version;		/* SRD_WIRE_VERSION */
+	u8 opcode;		/* enum srd_wire_opcode */
+	u8 flags;		/* enum srd_wire_flags */
+	u8 hdr_len_words;	/* header length / 4 */
+	__be32 dst_qpn;		/* low 24 bits; the high 8 are 0 */
+	__be32 src_qpn;		/* low 24 bits; the high 8 are 0 */
+	__be32 qkey;
+	__be32 imm_data;	/* valid with SRD_OP_UD_SEND_WITH_IMM */
+	__be32 reserved;	/* 0 on send, ignored on receive */
+};
+
+#define SRD_WIRE_HDR_BYTES	sizeof(struct srd_wire_hdr)
+
+#endif /* _SRD_WIRE_H */

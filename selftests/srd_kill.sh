@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# A process killed with SIGKILL in the middle of traffic leaves nothing
+# behind: every live-object counter of both devices returns to its
+# baseline, the kernel logs no problem, and rmmod rdma_srd then works.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_srd_module
+[ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
+bin=$(srd_bin srd_lifecycle)
+out=$(mktemp /tmp/srd_kill.XXXXXX)
+trap 'srd_cleanup; rm -f "$out"; [ -d /sys/module/rdma_srd ] || insmod "$SRD_MODULE"' EXIT
+two_hosts skl
+
+objs="pds cqs qps mrs ahs"
+counters() {
+	local d o
+	for d in "$DEV_A" "$DEV_B"; do
+		for o in $objs; do printf '%s/%s=%s ' "$d" "$o" "$(hw_counter "$d" "$o")"; done
+	done
+}
+base=$(counters)
+echo "baseline: $base"
+rx0=$(hw_counter "$DEV_B" rx_packets)
+
+dmesg_mark
+for round in 1 2; do
+	echo "+ $bin --traffic $DEV_A $IP4_A $DEV_B $IP4_B >$out &"
+	bg_start "$bin" --traffic "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" >"$out" 2>&1
+	pid=$!
+	wait_for "round $round: traffic running" 30 grep -q 'traffic running' "$out"
+	cat "$out"
+	during=$(counters)
+	echo "during: $during"
+	[ "$during" != "$base" ] || fail "round $round: counters did not move while objects were alive"
+	[ "$(hw_counter "$DEV_B" rx_packets)" -gt "$rx0" ] ||
+		fail "round $round: $DEV_B's rx_packets did not rise during traffic"
+	pp kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	st=$?
+	expect_eq "round $round: exit status of the killed process" 137 "$st"
+	deadline=$((SECONDS + 10))
+	until [ "$(counters)" = "$base" ]; do
+		[ $SECONDS -lt $deadline ] ||
+			fail "round $round: counters 10s after the kill: expected '$base', saw '$(counters)'"
+		sleep 0.1
+	done
+	echo "ok: round $round: all counters back to the baseline"
+done
+dmesg_clean "SIGKILL mid-traffic"
+
+# The devices are still usable after the kills.
+pp "$(srd_bin srd_traffic)" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
+	fail "traffic after the kills"
+
+pp rmmod rdma_srd || fail "rmmod rdma_srd after the kills failed"
+[ ! -d /sys/module/rdma_srd ] || fail "rdma_srd still loaded"
+dmesg_clean "rmmod after the kills"
+pp insmod "$SRD_MODULE" || fail "insmod after rmmod failed"
+exit $KSFT_PASS

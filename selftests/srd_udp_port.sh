@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# softsrd's UDP port is the module parameter udp_port, default 4792: each
+# namespace with a device has a UDP socket on it, and with the module
+# loaded as udp_port=5792 traffic flows on that port instead.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_srd_module
+require_cmd ss
+[ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
+bin=$(srd_bin srd_traffic)
+param=/sys/module/rdma_srd/parameters/udp_port
+trap 'srd_cleanup; rmmod rdma_srd 2>/dev/null; insmod "$SRD_MODULE"' EXIT
+
+[ -r $param ] || fail "rdma_srd has no udp_port parameter ($param)"
+default=$(cat $param)
+expect_eq "default udp_port" 4792 "$default"
+expect_match "modinfo documents udp_port" 'udp_port' "$(modinfo -p "$SRD_MODULE")"
+
+# udp_bound NS PORT: a UDP socket in NS is bound to PORT.
+udp_bound() {
+	ip netns exec "$1" ss -Huan | awk '{ print $4 }' | grep -Eq "[:.]$2\$"
+}
+
+check_port() {
+	local port=$1 other=$2 ns
+	pp "$bin" -c 30 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "IPv4 traffic on port $port"
+	pp "$bin" -c 30 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || fail "IPv6 traffic on port $port"
+	for ns in "$NS_A" "$NS_B"; do
+		ip netns exec "$ns" ss -Huan
+		udp_bound "$ns" "$port" || fail "no UDP socket on port $port in $ns"
+		echo "ok: $ns has a UDP socket on port $port"
+		udp_bound "$ns" "$other" && fail "a UDP socket on port $other in $ns"
+	done
+	true
+}
+
+two_hosts spt
+check_port 4792 5792
+
+# Reload with another port: devices go with the module, so rebuild them.
+srd_cleanup
+SRD_LINKS=() SRD_NETDEVS=() SRD_NETNS=() SRD_PIDS=()
+reload_module udp_port=5792
+expect_eq "udp_port after reload" 5792 "$(cat $param)"
+two_hosts spt
+check_port 5792 4792
+exit $KSFT_PASS
