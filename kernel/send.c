@@ -151,6 +151,16 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	srd_count(sdev, SRD_CNT_TX_BYTES, len);
 }
 
+/* The SQ failed: the QP goes to ERR and both queues are flushed. */
+static void srd_sq_fail(struct srd_qp *qp)
+{
+	srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
+	spin_lock_bh(&qp->rq_lock);
+	srd_qp_set_error(qp);
+	spin_unlock_bh(&qp->rq_lock);
+	srd_qp_flush_sq(qp);
+}
+
 /*
  * Consume the SQ up to the producer index read on entry.  Under sq_mutex,
  * with the QP in RTS.  An error completion moves the QP to ERR and flushes
@@ -169,11 +179,7 @@ static void srd_sq_process(struct srd_qp *qp)
 	if (prod - qp->sq.cons > ring->num_entries) {
 		ibdev_dbg(qp->ibqp.device, "QP %u: SQ indices are inconsistent\n",
 			  qp->ibqp.qp_num);
-		srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
-		spin_lock_bh(&qp->rq_lock);
-		srd_qp_set_error(qp);
-		spin_unlock_bh(&qp->rq_lock);
-		srd_qp_flush_sq(qp);
+		srd_sq_fail(qp);
 		return;
 	}
 
@@ -199,11 +205,7 @@ static void srd_sq_process(struct srd_qp *qp)
 			srd_cq_post(qp->scq, &cqe);
 		}
 		if (res.status != IB_WC_SUCCESS) {
-			srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
-			spin_lock_bh(&qp->rq_lock);
-			srd_qp_set_error(qp);
-			spin_unlock_bh(&qp->rq_lock);
-			srd_qp_flush_sq(qp);
+			srd_sq_fail(qp);
 			return;
 		}
 		cond_resched();
