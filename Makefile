@@ -6,7 +6,8 @@
 #                   libsrd, and the selftests' programs
 #   make check      everything, then host tests and VM selftests on every
 #                   kernel; ends with "N passed, N failed, N skipped"
-#   make demo       a guest with two srd devices in two namespaces
+#   make demo       a guest with two srd devices in two namespaces, and a
+#                   UD ping-pong between them
 #   make vm-shell   an interactive guest
 #   make install    module, provider, srd.driver, headers, pkg-config
 #                   (DESTDIR, PREFIX honoured)

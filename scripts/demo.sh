@@ -24,6 +24,20 @@ pp ip netns exec hostA rdma link
 pp ibv_devices
 pp ip netns exec hostA ibv_devinfo -d srd0
 pp ip netns exec hostB ibv_devinfo -v -d srd1
+
+echo
+echo "# A UD ping-pong between the two hosts over IPv4 (GID 0)."
+echo "\$ ip netns exec hostB ibv_ud_pingpong -d srd1 -g 0 -s 1024 -n 1000 &"
+ip netns exec hostB ibv_ud_pingpong -d srd1 -g 0 -s 1024 -n 1000 >/dev/null &
+server=$!
+# The server listens on TCP 18515 for the address exchange.
+for _ in $(seq 200); do
+	ip netns exec hostB ss -ltn | grep -q ':18515 ' && break
+	sleep 0.05
+done
+pp ip netns exec hostA ibv_ud_pingpong -d srd0 -g 0 -s 1024 -n 1000 10.0.0.2
+wait "$server"
+pp ip netns exec hostA rdma statistic show link srd0/1
 pp rdma link del srd0
 pp ip netns del hostB
 echo
