@@ -50,6 +50,9 @@ static int srd_netdev_event(struct notifier_block *nb, unsigned long event,
 			   netdev_name(ndev));
 		ib_unregister_device_queued(&sdev->ibdev);
 		break;
+	case NETDEV_CHANGEMTU:
+		srd_qps_mtu_changed(sdev);
+		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:

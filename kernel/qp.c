@@ -161,6 +161,7 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cap->max_recv_wr = qp->rq.ring->num_entries;
 
 	resp.max_msg_sz = srd_port_mtu_bytes(sdev);
+	WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz, resp.max_msg_sz);
 	srd_ring_info(qp->sq.ring, &resp.sq);
 	srd_ring_info(qp->rq.ring, &resp.rq);
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
@@ -177,6 +178,23 @@ err_sq:
 err_count:
 	atomic64_dec(&sdev->counters[SRD_CNT_QPS]);
 	return err;
+}
+
+/*
+ * The port MTU changed: tell every QP's provider the new message limit.
+ * Under the xarray lock, a QP found is not yet destroyed, so its rings are
+ * there.
+ */
+void srd_qps_mtu_changed(struct srd_dev *sdev)
+{
+	u32 max_msg_sz = srd_port_mtu_bytes(sdev);
+	struct srd_qp *qp;
+	unsigned long qpn;
+
+	xa_lock_bh(&sdev->qps);
+	xa_for_each(&sdev->qps, qpn, qp)
+		WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz, max_msg_sz);
+	xa_unlock_bh(&sdev->qps);
 }
 
 /* Find a QP by number and take a reference.  Any context. */

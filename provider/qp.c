@@ -66,6 +66,12 @@ static int srd_doorbell(struct srd_qp *qp)
 	return 0;
 }
 
+/* The message limit, which the kernel keeps current in the SQ ring. */
+static uint32_t srd_qp_max_msg_sz(struct srd_qp *qp)
+{
+	return srd_ring_max_msg_sz(&qp->sq.ring);
+}
+
 /* Sends are refused, as in verbs, before the QP reaches RTS. */
 static int srd_sq_check_state(struct srd_qp *qp)
 {
@@ -129,7 +135,7 @@ static int srd_post_one_send(struct srd_qp *qp, struct ibv_send_wr *wr,
 		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
-	if (len > qp->max_msg_sz)
+	if (len > srd_qp_max_msg_sz(qp))
 		return EINVAL;
 	if (is_inline && len > qp->sq.max_inline)
 		return EINVAL;
@@ -476,7 +482,7 @@ static void srd_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 	}
 	for (i = 0; i < num_sge; i++)
 		len += sg_list[i].length;
-	if (len > qp->max_msg_sz) {
+	if (len > srd_qp_max_msg_sz(qp)) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -520,7 +526,7 @@ static void srd_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
 	}
 	for (i = 0; i < num_buf; i++)
 		len += buf_list[i].length;
-	if (len > qp->sq.max_inline || len > qp->max_msg_sz) {
+	if (len > qp->sq.max_inline || len > srd_qp_max_msg_sz(qp)) {
 		qp->wr_err = EINVAL;
 		return;
 	}

@@ -53,6 +53,12 @@ static inline uint32_t srd_ring_state(const struct srd_ring *ring)
 	return __atomic_load_n(&ring->ctl->state, __ATOMIC_ACQUIRE);
 }
 
+/* SQ rings: the largest message a WR may carry now, written by the kernel. */
+static inline uint32_t srd_ring_max_msg_sz(const struct srd_ring *ring)
+{
+	return __atomic_load_n(&ring->ctl->max_msg_sz, __ATOMIC_RELAXED);
+}
+
 /* Producer: the slots before @prod are filled. */
 static inline void srd_ring_publish(struct srd_ring *ring, uint32_t prod)
 {

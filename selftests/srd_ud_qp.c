@@ -475,6 +475,48 @@ static void test_mtu(void)
 	}
 }
 
+/*
+ * The message limit follows the netdev's MTU under a live QP: the wrapper
+ * passes commands that shrink A's netdev MTU (to an active MTU of 512)
+ * and restore it.
+ */
+static void test_mtu_follows_netdev(void)
+{
+	const char *shrink = getenv("SRD_SHRINK_MTU");
+	const char *restore = getenv("SRD_RESTORE_MTU");
+	uint32_t big = A.mtu, small = 512;
+	int rc;
+
+	if (!shrink || !restore) {
+		printf("# MTU change not tested in this run: SRD_SHRINK_MTU and SRD_RESTORE_MTU are not set\n");
+		return;
+	}
+	ksft_check_eq("shrink A's netdev MTU", 0, system(shrink));
+	rc = srd_post_send(A.qp, 61, srd_dest(ah_ab, B.qp), A.buf, big,
+			   A.mr->lkey, IBV_SEND_SIGNALED);
+	ksft_check(rc == EINVAL, "SEND of %u bytes after the MTU shrank: expected EINVAL, saw %d (%s)",
+		   big, rc, rc ? strerror(rc) : "success");
+
+	recv_at(B.qp, 62, 0, big);
+	srd_fill(A.buf, small, 62);
+	ksft_check_eq("SEND of 512 bytes after the MTU shrank", 0,
+		      srd_post_send(A.qp, 62, srd_dest(ah_ab, B.qp), A.buf,
+				    small, A.mr->lkey, IBV_SEND_SIGNALED));
+	srd_expect_send_ok(A.scq, 62, "SEND of 512 bytes after the MTU shrank");
+	expect_recv("SEND of 512 bytes after the MTU shrank", 62, 0, small, 62,
+		    false, 0, -1);
+
+	ksft_check_eq("restore A's netdev MTU", 0, system(restore));
+	recv_at(B.qp, 63, 0, big);
+	srd_fill(A.buf, big, 63);
+	ksft_check_eq("SEND of the old MTU once it is back", 0,
+		      srd_post_send(A.qp, 63, srd_dest(ah_ab, B.qp), A.buf, big,
+				    A.mr->lkey, IBV_SEND_SIGNALED));
+	srd_expect_send_ok(A.scq, 63, "SEND of the old MTU once it is back");
+	expect_recv("SEND of the old MTU once it is back", 63, 0, big, 63,
+		    false, 0, -1);
+}
+
 /* A mismatched qkey is dropped and counted; the next message gets through. */
 static void test_qkey(void)
 {
@@ -793,6 +835,7 @@ int main(int argc, char **argv)
 	test_inline();
 	test_sge_lists();
 	test_mtu();
+	test_mtu_follows_netdev();
 	test_qkey();
 	test_counters();
 	test_flush();

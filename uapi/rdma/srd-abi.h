@@ -99,7 +99,14 @@ struct srd_ring_ctl {
 	 * enum ibv_qp_state value.  For a CQ: SRD_CQ_FLAG_* bits.
 	 */
 	__u32 state;
-	__u32 pad2[15];
+	/*
+	 * Written by the kernel only, SQ rings only: the largest message a
+	 * work request may carry now.  It follows the port MTU for UD, so it
+	 * can change under a live QP; srd_create_qp_resp.max_msg_sz is its
+	 * value at creation.
+	 */
+	__u32 max_msg_sz;
+	__u32 pad2[14];
 };
 
 /* srd_ring_ctl.state of a CQ */
