@@ -37,9 +37,9 @@ static int srd_query_device(struct ib_device *ibdev,
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp = SRD_MAX_QP;
 	attr->max_qp_wr = SRD_MAX_QP_WR;
-	attr->max_send_sge = SRD_MAX_SEND_SGE;
-	attr->max_recv_sge = SRD_MAX_RECV_SGE;
-	attr->max_sge_rd = SRD_MAX_RDMA_SGE;
+	attr->max_send_sge = sdev->limits.max_send_sge;
+	attr->max_recv_sge = sdev->limits.max_recv_sge;
+	attr->max_sge_rd = sdev->limits.max_rdma_sge;
 	attr->max_cq = SRD_MAX_CQ;
 	attr->max_cqe = SRD_MAX_CQE;
 	attr->max_mr = SRD_MAX_MR;
@@ -80,7 +80,8 @@ static int srd_query_port(struct ib_device *ibdev, u32 port,
 	/* ib_core zeroed *attr. */
 	attr->gid_tbl_len = SRD_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;
-	attr->max_msg_sz = SRD_MAX_MSG_BYTES;
+	attr->max_msg_sz = sdev->limits.max_srd_msg_bytes ?:
+			   srd_port_mtu_bytes(sdev);
 	attr->max_mtu = IB_MTU_4096;
 	attr->max_vl_num = 1;
 	attr->active_mtu = srd_active_mtu(sdev);
@@ -149,8 +150,19 @@ static ssize_t hca_type_show(struct device *device,
 }
 static DEVICE_ATTR_RO(hca_type);
 
+static ssize_t limits_profile_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
+{
+	struct srd_dev *sdev = rdma_device_to_drv_device(device, struct srd_dev,
+							 ibdev);
+
+	return sysfs_emit(buf, "%s\n", srd_limits_name(&sdev->limits));
+}
+static DEVICE_ATTR_RO(limits_profile);
+
 static struct attribute *srd_dev_attributes[] = {
 	&dev_attr_hca_type.attr,
+	&dev_attr_limits_profile.attr,
 	NULL,
 };
 
@@ -274,6 +286,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	spin_lock_init(&sdev->ah_lock);
 	xa_init_flags(&sdev->ah_by_num, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	hash_init(sdev->ah_by_dgid);
+	srd_limits_init(&sdev->limits);
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	srd_gid_init(sdev);

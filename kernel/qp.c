@@ -48,9 +48,9 @@ static int srd_qp_check_init_attr(struct srd_dev *sdev,
 		return -EINVAL;
 	if (cap->max_send_wr > SRD_MAX_QP_WR ||
 	    cap->max_recv_wr > SRD_MAX_QP_WR ||
-	    cap->max_send_sge > SRD_MAX_SEND_SGE ||
-	    cap->max_recv_sge > SRD_MAX_RECV_SGE ||
-	    cap->max_inline_data > SRD_MAX_INLINE_BYTES) {
+	    cap->max_send_sge > sdev->limits.max_send_sge ||
+	    cap->max_recv_sge > sdev->limits.max_recv_sge ||
+	    cap->max_inline_data > sdev->limits.max_inline_bytes) {
 		ibdev_dbg(&sdev->ibdev, "create_qp: caps beyond the device's limits\n");
 		return -EINVAL;
 	}

@@ -121,6 +121,16 @@ struct srd_net {
 	struct socket *sock6;
 };
 
+/* What a device's verbs allow (limits.c); fixed at creation. */
+struct srd_limits {
+	enum srd_limits_profile profile;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_rdma_sge;
+	u32 max_inline_bytes;
+	u32 max_srd_msg_bytes;		/* SRD QPs; 0: the port MTU */
+};
+
 struct srd_gid_entry {
 	union ib_gid gid;
 	bool valid;
@@ -140,6 +150,8 @@ struct srd_dev {
 	struct srd_gid_entry gids[SRD_GID_TBL_LEN];
 	struct work_struct gid_work;
 	bool gid_overflow_logged;
+
+	struct srd_limits limits;
 
 	/* PD numbers; the IDA has its own lock. */
 	struct ida pd_ida;
@@ -363,6 +375,10 @@ int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void srd_dealloc_ucontext(struct ib_ucontext *ibuc);
 int srd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int srd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* limits.c */
+void srd_limits_init(struct srd_limits *limits);
+const char *srd_limits_name(const struct srd_limits *limits);
 
 /* queue.c */
 struct srd_ring *srd_ring_create(struct ib_ucontext *uctx, u32 num_entries,

@@ -12,6 +12,7 @@
 int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibuc->device;
+	struct srd_dev *sdev = to_sdev(ibdev);
 	struct srd_alloc_ucontext_resp resp = {};
 	struct srd_alloc_ucontext_cmd cmd = {};
 	int err;
@@ -39,12 +40,13 @@ int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EOPNOTSUPP;
 
 	resp.abi_version = SRD_UVERBS_ABI_VERSION;
-	resp.limits_profile = SRD_LIMITS_SOFTSRD;
-	resp.max_send_sge = SRD_MAX_SEND_SGE;
-	resp.max_recv_sge = SRD_MAX_RECV_SGE;
-	resp.max_rdma_sge = SRD_MAX_RDMA_SGE;
-	resp.max_inline_data = SRD_MAX_INLINE_BYTES;
-	resp.max_msg_sz = SRD_MAX_MSG_BYTES;
+	resp.limits_profile = sdev->limits.profile;
+	resp.max_send_sge = sdev->limits.max_send_sge;
+	resp.max_recv_sge = sdev->limits.max_recv_sge;
+	resp.max_rdma_sge = sdev->limits.max_rdma_sge;
+	resp.max_inline_data = sdev->limits.max_inline_bytes;
+	resp.max_msg_sz = sdev->limits.max_srd_msg_bytes ?:
+			  srd_port_mtu_bytes(sdev);
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
