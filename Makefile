@@ -12,6 +12,10 @@
 #   make install    module, provider, srd.driver, headers, pkg-config
 #                   (DESTDIR, PREFIX honoured)
 #   make sparse     the module under sparse
+#   make engine-test  the SRD engine's unit tests and simulator, plain and
+#                   under ASan+UBSan (host only; SIM_ARGS="--seeds 50 --scale 4"
+#                   for longer runs)
+#   make fuzz       libFuzzer on the engine's receive path (FUZZ_SECONDS=300)
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -34,12 +38,12 @@ KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider selftests check demo vm-shell \
-	sparse install clean
+	sparse install clean engine-test fuzz
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check demo vm-shell sparse install modules provider selftests: deps
+all check demo vm-shell sparse install modules provider selftests engine-test fuzz: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -77,6 +81,15 @@ selftests:
 
 sparse:
 	@$(MAKE) --no-print-directory modules C=2
+
+# The portable SRD engine, built natively (engine/Makefile).
+FUZZ_SECONDS ?= 300
+SIM_ARGS ?=
+engine-test:
+	@$(MAKE) -s -C $(TOP)/engine O=$(BUILD)/engine SIM_ARGS="$(SIM_ARGS)" freestanding test test-asan
+
+fuzz:
+	@$(MAKE) -s -C $(TOP)/engine O=$(BUILD)/engine FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 check: all
 	@test -n "$(KVERS)" || { echo "no target kernels installed" >&2; exit 1; }

@@ -185,6 +185,59 @@ test_install_layout() {
 	return "${PIPESTATUS[0]}"
 }
 
+# --- the SRD engine (engine/), natively --------------------------------
+# engine_make TARGET...: build in the host-tests' own output directory.
+engine_make() { make -s -C "$TOP/engine" O="$BUILD/engine" "$@"; }
+
+# Print a sub-TAP log as comments; fail if it has a failure or no result.
+engine_tap() {
+	local log=$1 rc=$2
+	sed 's/^/# /' "$log"
+	grep -q '^not ok' "$log" && return 1
+	grep -q '^ok' "$log" || return 1
+	return "$rc"
+}
+
+t test_engine_compiles_freestanding
+test_engine_compiles_freestanding() {
+	# The kernel compiles the same files: no libc, no FPU.
+	engine_make freestanding
+}
+
+t test_engine_unit
+test_engine_unit() {
+	engine_make "$BUILD/engine/unit" || return 1
+	"$BUILD/engine/unit" >"$tmp/unit.tap" 2>&1
+	engine_tap "$tmp/unit.tap" $?
+}
+
+t test_engine_simulator
+test_engine_simulator() {
+	engine_make "$BUILD/engine/sim" || return 1
+	"$BUILD/engine/sim" --seeds 3 >"$tmp/sim.tap" 2>&1
+	engine_tap "$tmp/sim.tap" $?
+}
+
+t test_engine_asan_ubsan
+test_engine_asan_ubsan() {
+	engine_make "$BUILD/engine/unit-asan" "$BUILD/engine/sim-asan" || return 1
+	{ "$BUILD/engine/unit-asan" && "$BUILD/engine/sim-asan"; } >"$tmp/asan.tap" 2>&1
+	engine_tap "$tmp/asan.tap" $?
+}
+
+t test_engine_fuzz_rx_15s
+test_engine_fuzz_rx_15s() {
+	command -v clang >/dev/null || { echo "# SKIP clang is not installed"; return 4; }
+	engine_make fuzz-build || return 1
+	mkdir -p "$BUILD/engine/fuzz-corpus"
+	"$BUILD/engine/fuzz-rx" -max_total_time=15 -max_len=2048 -print_final_stats=1 \
+		"$BUILD/engine/fuzz-corpus" >"$tmp/fuzz.log" 2>&1
+	local rc=$?
+	grep -E '^(stat::number_of_executed_units|stat::new_units_added)|ERROR|SUMMARY' \
+		"$tmp/fuzz.log" | sed 's/^/# /'
+	[ $rc -eq 0 ] || { tail -40 "$tmp/fuzz.log" | sed 's/^/# /'; return 1; }
+}
+
 # --- the VM harness ----------------------------------------------------
 vm() { "$TOP/scripts/vm-run.sh" --kernel "${VM_KERNEL:-6.1}" "$@"; }
 

@@ -28,6 +28,11 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio kmod iproute2 xz-utils
 	# Static checking: make C=1.
 	sparse
+	# The SRD engine's fuzz target: clang, and libFuzzer's runtime
+	# (libclang_rt.fuzzer), which bookworm ships in libclang-rt-14-dev
+	# through the libclang-rt-dev metapackage.  gcc's ASan/UBSan
+	# runtimes come with build-essential.
+	clang libclang-rt-dev
 )
 
 if [ "${1:-}" = "--list" ]; then

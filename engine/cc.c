@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: per-peer congestion control, delay-based in the spirit
+ * of Swift: the delay signal is the RTT sample less the receiver's ACK
+ * delay; the target is the peer's minimum RTT plus cc_target_queue_us.
+ * Below target the window grows by cc_ai_pkts per RTT; above it, at most
+ * once per RTT, it shrinks by beta * (delay - target) / delay, never by
+ * more than cc_max_mdf_pct.  A loss found by SACK counts as one
+ * above-target event at the largest decrease; an RTO drops the window to
+ * its floor.  DATA is paced at cwnd / srtt * pacing_gain.
+ *
+ * All arithmetic is integer: the window is in 1/256 packets.
+ */
+#include "srd_internal.h"
+
+static uint32_t clamp_cwnd(const struct srd_config *cfg, uint64_t w)
+{
+	uint64_t lo = (uint64_t)cfg->cwnd_min_pkts * SRD_CWND_ONE;
+	uint64_t hi = (uint64_t)cfg->cwnd_max_pkts * SRD_CWND_ONE;
+
+	return (uint32_t)(w < lo ? lo : w > hi ? hi : w);
+}
+
+void srd_cc_init(struct srd_cc *cc, const struct srd_config *cfg)
+{
+	srd_memset(cc, 0, sizeof(*cc));
+	cc->cwnd = clamp_cwnd(cfg, (uint64_t)cfg->cwnd_init_pkts * SRD_CWND_ONE);
+}
+
+static bool can_decrease(const struct srd_cc *cc, const struct srd_rtt *rtt,
+			 uint64_t now_us)
+{
+	return now_us - cc->last_decrease_us >= rtt->srtt_us ||
+	       cc->last_decrease_us == 0;
+}
+
+void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
+		   const struct srd_rtt *rtt, uint32_t newly_acked,
+		   uint32_t delay_us, uint64_t now_us)
+{
+	uint64_t target = (uint64_t)rtt->min_us + cfg->cc_target_queue_us;
+	uint64_t cut_permille;
+
+	if (!newly_acked)
+		return;
+	if (!rtt->min_us || delay_us <= target) {
+		/* + ai per window's worth of ACKs: ai * n / cwnd packets */
+		cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
+			(uint64_t)cfg->cc_ai_pkts * newly_acked *
+			SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd);
+		return;
+	}
+	if (!can_decrease(cc, rtt, now_us))
+		return;
+	cut_permille = (uint64_t)cfg->cc_beta_pct * 10 * (delay_us - target) /
+		       delay_us;
+	if (cut_permille > (uint64_t)cfg->cc_max_mdf_pct * 10)
+		cut_permille = (uint64_t)cfg->cc_max_mdf_pct * 10;
+	cc->cwnd = clamp_cwnd(cfg, (uint64_t)cc->cwnd * (1000 - cut_permille) /
+			      1000);
+	cc->last_decrease_us = now_us;
+}
+
+void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
+		    const struct srd_rtt *rtt, uint64_t now_us)
+{
+	if (!can_decrease(cc, rtt, now_us))
+		return;
+	cc->cwnd = clamp_cwnd(cfg, (uint64_t)cc->cwnd *
+			      (100 - cfg->cc_max_mdf_pct) / 100);
+	cc->last_decrease_us = now_us;
+}
+
+void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg)
+{
+	cc->cwnd = clamp_cwnd(cfg, 0);
+}
+
+uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
+{
+	uint32_t w = cc->cwnd / SRD_CWND_ONE;
+
+	return w ? w : 1;
+}
+
+bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us)
+{
+	return cc->pace_next_ns <= now_us * 1000;
+}
+
+void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
+		    const struct srd_rtt *rtt, uint64_t now_us)
+{
+	uint64_t gap_ns, now_ns = now_us * 1000;
+
+	if (!cfg->pacing_gain_pct || !rtt->srtt_us)
+		return;
+	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / cc->cwnd *
+		 100 / cfg->pacing_gain_pct;
+	cc->pace_next_ns = srd_max_u64(cc->pace_next_ns, now_ns) + gap_ns;
+}
+
+uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc)
+{
+	return (cc->pace_next_ns + 999) / 1000;
+}

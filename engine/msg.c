@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: messages.  The sender's side: a posted send becomes a
+ * struct srd_tx_msg, queued until the peer's message window has room,
+ * then given the next message id and a bitmap of acknowledged segments.
+ * The receiver's side: one slot per message id in the window, which
+ * claims a receive through ops->rx_begin when the first packet of the
+ * message (in any order) arrives, places every segment once, and says
+ * whether a packet is to be ACKed, NAKed or dropped.
+ *
+ * Receive slot states (enum srd_rx_slot_state), per message id:
+ *
+ *   FREE --first packet, rx_begin ACCEPT--> ASSEMBLING --all placed--> COMPLETE
+ *   FREE --rx_begin RNR--> RNR(attempt a) --packet of attempt > a--> (as FREE)
+ *   FREE --rx_begin error--> REJECTED(reason)
+ *   any --the sender's msg_base passes the id--> FREE (ASSEMBLING: rx_abort)
+ *
+ * Within one attempt the first packet to arrive decides for all of them,
+ * so a message is never half accepted and half refused.
+ */
+#include "srd_internal.h"
+
+uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes)
+{
+	return len ? (uint32_t)(((uint64_t)len + seg_bytes - 1) / seg_bytes) : 1;
+}
+
+static void *eng_alloc(struct srd_peer *peer, size_t bytes)
+{
+	void *p = peer->eng->ops->alloc(peer->eng->os, bytes);
+
+	if (!p)
+		peer->eng->ctr.alloc_failures++;
+	return p;
+}
+
+static void eng_free(struct srd_peer *peer, void *ptr, size_t bytes)
+{
+	if (ptr)
+		peer->eng->ops->free(peer->eng->os, ptr, bytes);
+}
+
+struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
+				    const struct srd_send_req *req)
+{
+	struct srd_tx_msg *m = eng_alloc(peer, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cookie = req->cookie;
+	m->src_qpn = req->src_qpn & 0xffffff;
+	m->dst_qpn = req->dst_qpn & 0xffffff;
+	m->qkey = req->qkey;
+	m->imm_data = req->imm_data;
+	m->has_imm = req->has_imm;
+	m->solicited = req->solicited;
+	m->rnr_retry = req->rnr_retry > SRD_RNR_RETRY_INFINITE ?
+		       SRD_RNR_RETRY_INFINITE : req->rnr_retry;
+	m->len = req->len;
+	m->nsegs = srd_msg_nsegs(req->len, peer->eng->cfg.seg_bytes);
+	m->state = SRD_TXM_QUEUED;
+	return m;
+}
+
+/* Give m the next message id; false when the window is full or memory is short. */
+bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	uint32_t w = peer->eng->cfg.msg_window;
+
+	if (peer->msg_next - peer->msg_base >= w)
+		return false;
+	m->acked_bytes = (m->nsegs + 7) / 8;
+	m->acked = eng_alloc(peer, m->acked_bytes);
+	if (!m->acked)
+		return false;
+	m->msg_id = peer->msg_next++;
+	m->state = SRD_TXM_ACTIVE;
+	m->next_seg = 0;
+	m->segs_acked = 0;
+	peer->tx_slots[m->msg_id & (w - 1)] = m;
+	return true;
+}
+
+void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	eng_free(peer, m->acked, m->acked_bytes);
+	eng_free(peer, m, sizeof(*m));
+}
+
+void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
+			 bool abort)
+{
+	if (s->state == SRD_RXS_ASSEMBLING && abort)
+		peer->eng->ops->rx_abort(peer->eng->os, s->handle);
+	eng_free(peer, s->placed, s->placed_bytes);
+	srd_memset(s, 0, sizeof(*s));
+}
+
+/* The sender finished every message below new_base: forget them. */
+void srd_rx_msg_slide(struct srd_peer *peer, uint32_t new_base)
+{
+	uint32_t w = peer->eng->cfg.msg_window, n, i;
+
+	n = new_base - peer->rx_msg_base;
+	if (n > w)
+		n = w;
+	for (i = 0; i < n; i++)
+		srd_rx_slot_release(peer, &peer->rx_slots[(peer->rx_msg_base + i) &
+							   (w - 1)], true);
+	peer->rx_msg_base = new_base;
+}
+
+static uint8_t verdict_to_nak(enum srd_rx_verdict v)
+{
+	switch (v) {
+	case SRD_RX_RNR:
+		return SRD_NAK_RNR;
+	case SRD_RX_BAD_QPN:
+		return SRD_NAK_BAD_QPN;
+	case SRD_RX_BAD_QKEY:
+		return SRD_NAK_BAD_QKEY;
+	case SRD_RX_BAD_LENGTH:
+		return SRD_NAK_BAD_LENGTH;
+	default:
+		return SRD_NAK_REMOTE_ABORT;
+	}
+}
+
+static enum srd_rx_data_verdict claim(struct srd_peer *peer,
+				      struct srd_rx_slot *s,
+				      const struct srd_pkt *p, uint8_t *reason)
+{
+	struct srd_rx_msg_info info;
+	enum srd_rx_verdict v;
+	void *handle = NULL;
+	uint32_t nsegs;
+
+	s->msg_id = p->msg_id;
+	s->attempt = p->attempt;
+	if (p->msg_len > peer->eng->cfg.max_msg_bytes) {
+		v = SRD_RX_BAD_LENGTH;
+	} else {
+		info.src_qpn = p->src_qpn;
+		info.dst_qpn = p->dst_qpn;
+		info.qkey = p->qkey;
+		info.imm_data = p->imm_data;
+		info.has_imm = p->flags & SRD_WF_DATA_HAS_IMM;
+		info.solicited = p->flags & SRD_WF_DATA_SOLICITED;
+		info.msg_len = p->msg_len;
+		v = peer->eng->ops->rx_begin(peer->eng->os, peer->os, &info,
+					     &handle);
+	}
+	if (v == SRD_RX_ACCEPT) {
+		nsegs = srd_msg_nsegs(p->msg_len, p->seg_bytes);
+		s->placed_bytes = (nsegs + 7) / 8;
+		s->placed = eng_alloc(peer, s->placed_bytes);
+		if (!s->placed) {
+			/* The sender retransmits; maybe memory is back then. */
+			peer->eng->ops->rx_abort(peer->eng->os, handle);
+			srd_memset(s, 0, sizeof(*s));
+			return SRD_RXD_DROP;
+		}
+		s->state = SRD_RXS_ASSEMBLING;
+		s->handle = handle;
+		s->msg_len = p->msg_len;
+		s->seg_bytes = p->seg_bytes;
+		s->nsegs = nsegs;
+		s->segs_placed = 0;
+		s->dst_qpn = p->dst_qpn;
+		return SRD_RXD_PLACED;	/* the caller places the segment */
+	}
+	*reason = verdict_to_nak(v);
+	s->nak_reason = *reason;
+	s->state = v == SRD_RX_RNR ? SRD_RXS_RNR : SRD_RXS_REJECTED;
+	return SRD_RXD_NAK;
+}
+
+static enum srd_rx_data_verdict place(struct srd_peer *peer,
+				      struct srd_rx_slot *s,
+				      const struct srd_pkt *p)
+{
+	uint32_t seg;
+
+	if (p->msg_len != s->msg_len || p->seg_bytes != s->seg_bytes) {
+		peer->eng->ctr.rx_drop_bad_hdr++;
+		return SRD_RXD_DROP;
+	}
+	seg = p->offset / s->seg_bytes;
+	if (srd_bit_test(s->placed, seg))
+		return SRD_RXD_DUPLICATE;
+	if (p->payload_len)
+		peer->eng->ops->rx_data(peer->eng->os, s->handle, p->offset,
+					p->payload, p->payload_len);
+	srd_bit_set(s->placed, seg);
+	if (++s->segs_placed == s->nsegs) {
+		peer->eng->ops->rx_done(peer->eng->os, s->handle);
+		peer->eng->ctr.msgs_delivered++;
+		srd_rx_slot_release(peer, s, false);
+		s->state = SRD_RXS_COMPLETE;
+		s->msg_id = p->msg_id;
+	}
+	return SRD_RXD_PLACED;
+}
+
+enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
+					    const struct srd_pkt *p,
+					    uint8_t *reason)
+{
+	uint32_t w = peer->eng->cfg.msg_window;
+	struct srd_rx_slot *s;
+	enum srd_rx_data_verdict v;
+
+	if (!peer->rx_base_valid) {
+		peer->rx_base_valid = true;
+		peer->rx_msg_base = p->msg_base;
+	} else if (srd_seq_gt(p->msg_base, peer->rx_msg_base)) {
+		srd_rx_msg_slide(peer, p->msg_base);
+	}
+	if (srd_seq_lt(p->msg_id, peer->rx_msg_base))
+		return SRD_RXD_DUPLICATE;	/* finished at the sender */
+	if (p->msg_id - peer->rx_msg_base >= w) {
+		peer->eng->ctr.rx_drop_out_of_window++;
+		return SRD_RXD_DROP;
+	}
+	s = &peer->rx_slots[p->msg_id & (w - 1)];
+	switch (s->state) {
+	case SRD_RXS_FREE:
+		break;
+	case SRD_RXS_ASSEMBLING:
+		if (p->attempt != s->attempt)
+			return SRD_RXD_DROP;
+		return place(peer, s, p);
+	case SRD_RXS_COMPLETE:
+		return SRD_RXD_DUPLICATE;
+	case SRD_RXS_RNR:
+		if (p->attempt == s->attempt) {
+			*reason = SRD_NAK_RNR;
+			return SRD_RXD_NAK;
+		}
+		if (srd_seq8_lt(p->attempt, s->attempt))
+			return SRD_RXD_DROP;
+		break;
+	case SRD_RXS_REJECTED:
+		*reason = s->nak_reason;
+		return SRD_RXD_NAK;
+	}
+	v = claim(peer, s, p, reason);
+	if (v != SRD_RXD_PLACED)
+		return v;
+	return place(peer, s, p);
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: spraying over the peer's n_paths entropy values, and
+ * path health.
+ *
+ *   ACTIVE --(RTO on it, or path_fail_losses losses in a row)--> AVOIDED
+ *   AVOIDED --(avoid_until_us passed, at the next selection)--> PROBING
+ *   PROBING --(its one probe packet ACKed)--> ACTIVE   (path_recoveries)
+ *   PROBING --(the probe lost or timed out)--> AVOIDED, for twice as long
+ *
+ * Selection is round-robin over ACTIVE paths (and PROBING ones without a
+ * probe in flight), skipping paths whose smoothed RTT is above
+ * path_slow_pct of the peer's minimum RTT while a faster one exists.
+ */
+#include "srd_internal.h"
+
+static void avoid(struct srd_peer *peer, struct srd_path *p, uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint64_t d = cfg->path_avoid_us;
+	uint32_t i;
+
+	for (i = 0; i < p->avoid_exp && d < cfg->path_avoid_max_us; i++)
+		d <<= 1;
+	if (d > cfg->path_avoid_max_us)
+		d = cfg->path_avoid_max_us;
+	if (p->state == SRD_PATH_ACTIVE) {
+		peer->eng->ctr.path_switches++;
+		p->avoided++;
+	}
+	p->state = SRD_PATH_AVOIDED;
+	p->avoid_until_us = now_us + d;
+	p->avoid_exp++;
+	p->losses_in_row = 0;
+}
+
+static bool usable(struct srd_path *p, uint64_t now_us, bool *probe)
+{
+	if (p->state == SRD_PATH_AVOIDED && now_us >= p->avoid_until_us)
+		p->state = SRD_PATH_PROBING;
+	*probe = p->state == SRD_PATH_PROBING;
+	return p->state == SRD_PATH_ACTIVE ||
+	       (p->state == SRD_PATH_PROBING && !p->probe_in_flight);
+}
+
+static bool slow(const struct srd_peer *peer, const struct srd_path *p)
+{
+	uint32_t pct = peer->eng->cfg.path_slow_pct;
+
+	return pct && peer->rtt.min_us && p->srtt_us &&
+	       (uint64_t)p->srtt_us * 100 > (uint64_t)peer->rtt.min_us * pct;
+}
+
+uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
+			 uint32_t exclude, bool *is_probe)
+{
+	uint32_t n = peer->eng->cfg.n_paths, i, idx, pass, best = 0;
+	uint64_t best_until = SRD_NO_DEADLINE;
+	bool probe;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			idx = (peer->path_rr + i) % n;
+			if (idx == exclude && n > 1)
+				continue;
+			if (!usable(&peer->paths[idx], now_us, &probe))
+				continue;
+			if (pass == 0 && !probe && slow(peer, &peer->paths[idx]))
+				continue;
+			peer->path_rr = idx + 1;
+			*is_probe = probe;
+			return idx;
+		}
+	}
+	/* Nothing usable: every path avoided.  Use the one whose avoidance
+	 * ends first, as its probe; the alternative is not to send at all. */
+	for (i = 0; i < n; i++) {
+		if (i == exclude && n > 1)
+			continue;
+		if (peer->paths[i].avoid_until_us < best_until) {
+			best_until = peer->paths[i].avoid_until_us;
+			best = i;
+		}
+	}
+	*is_probe = peer->paths[best].state != SRD_PATH_ACTIVE;
+	return best;
+}
+
+void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
+		     uint32_t rtt_us)
+{
+	struct srd_path *p = &peer->paths[path];
+	uint32_t err;
+
+	p->acked_pkts++;
+	p->losses_in_row = 0;
+	if (was_probe)
+		p->probe_in_flight = false;
+	if (p->state != SRD_PATH_ACTIVE) {
+		p->state = SRD_PATH_ACTIVE;
+		p->recovered++;
+		p->avoid_exp = 0;
+		peer->eng->ctr.path_recoveries++;
+	}
+	if (!rtt_us)
+		return;
+	if (!p->srtt_us) {
+		p->srtt_us = rtt_us;
+		p->rttvar_us = rtt_us / 2;
+		return;
+	}
+	err = p->srtt_us > rtt_us ? p->srtt_us - rtt_us : rtt_us - p->srtt_us;
+	p->rttvar_us = (uint32_t)(((uint64_t)p->rttvar_us * 3 + err) / 4);
+	p->srtt_us = (uint32_t)(((uint64_t)p->srtt_us * 7 + rtt_us) / 8);
+}
+
+void srd_path_on_loss(struct srd_peer *peer, uint32_t path, bool was_probe,
+		      bool timeout, uint64_t now_us)
+{
+	struct srd_path *p = &peer->paths[path];
+
+	p->lost_pkts++;
+	if (timeout)
+		p->timeouts++;
+	if (was_probe) {
+		p->probe_in_flight = false;
+		avoid(peer, p, now_us);
+		return;
+	}
+	if (p->state != SRD_PATH_ACTIVE)
+		return;
+	if (timeout || ++p->losses_in_row >= peer->eng->cfg.path_fail_losses)
+		avoid(peer, p, now_us);
+}

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: engines and peers.  Configuration, creation and
+ * destruction, the epoch rules (restart detection), the HELLO handshake,
+ * the peer's single deadline, and the timer event.
+ *
+ * Peer states (enum srd_peer_state):
+ *
+ *   PROBING --HELLO or packet naming our epoch from the remote--> ESTABLISHED
+ *   ESTABLISHED --a new remote epoch, believed as above--> ESTABLISHED
+ *       (the old epoch retired; sends in progress fail PEER_RESTARTED,
+ *        receives in progress are aborted, all packet state reset)
+ *
+ * While PROBING with sends posted, a HELLO goes out at once and again
+ * after each backed-off RTO; after rto_retries_max the posted sends fail
+ * UNRESP_REMOTE.
+ */
+#include "srd_internal.h"
+
+void srd_config_default(struct srd_config *c)
+{
+	srd_memset(c, 0, sizeof(*c));
+	c->n_paths = 16;
+	c->seg_bytes = 4096;
+	c->max_msg_bytes = 1u << 20;
+	c->tx_window_pkts = 512;
+	c->msg_window = 64;
+	c->max_pending_msgs = 1024;
+	c->rto_init_us = 2000;
+	c->rto_min_us = 200;
+	c->rto_max_us = 250000;
+	c->rto_retries_max = 12;
+	c->reorder_pkts = 64;
+	c->reorder_slack_us = 20;
+	c->ack_every_pkts = 2;
+	c->ack_delay_us = 20;
+	c->cwnd_init_pkts = 16;
+	c->cwnd_min_pkts = 1;
+	c->cwnd_max_pkts = 512;
+	c->cc_target_queue_us = 50;
+	c->cc_ai_pkts = 1;
+	c->cc_beta_pct = 80;
+	c->cc_max_mdf_pct = 50;
+	c->pacing_gain_pct = 125;
+	c->path_fail_losses = 3;
+	c->path_avoid_us = 5000;
+	c->path_avoid_max_us = 1000000;
+	c->path_slow_pct = 300;
+	c->rnr_backoff_min_us = 100;
+	c->rnr_backoff_max_us = 100000;
+	c->hello_interval_us = 1000;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int srd_config_validate(const struct srd_config *c)
+{
+	if (!c->n_paths || c->n_paths > SRD_MAX_PATHS)
+		return -1;
+	if (c->seg_bytes < SRD_MIN_SEG_BYTES || c->seg_bytes > SRD_MAX_SEG_BYTES)
+		return -2;
+	if (c->max_msg_bytes > SRD_MAX_MSG_BYTES)
+		return -3;
+	if (!pow2(c->tx_window_pkts) || c->tx_window_pkts > SRD_MAX_TX_WINDOW_PKTS)
+		return -4;
+	if (!pow2(c->msg_window) || c->msg_window > SRD_MAX_MSG_WINDOW)
+		return -5;
+	if (!c->max_pending_msgs)
+		return -6;
+	if (!c->rto_min_us || c->rto_min_us > c->rto_max_us)
+		return -7;
+	if (!c->reorder_pkts)
+		return -8;
+	if (!c->ack_every_pkts)
+		return -9;
+	if (!c->cwnd_min_pkts || c->cwnd_min_pkts > c->cwnd_max_pkts ||
+	    c->cwnd_max_pkts > c->tx_window_pkts)
+		return -10;
+	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100)
+		return -11;
+	if (!c->path_fail_losses || !c->path_avoid_us ||
+	    c->path_avoid_us > c->path_avoid_max_us)
+		return -12;
+	if (!c->rnr_backoff_min_us || c->rnr_backoff_min_us > c->rnr_backoff_max_us)
+		return -13;
+	return 0;
+}
+
+size_t srd_peer_mem_bound_bytes(const struct srd_config *c)
+{
+	size_t seg_map = (srd_msg_nsegs(c->max_msg_bytes, c->seg_bytes) + 7) / 8;
+	size_t rx_map = (srd_msg_nsegs(c->max_msg_bytes, SRD_MIN_SEG_BYTES) + 7) / 8;
+
+	return sizeof(struct srd_peer) +
+	       c->tx_window_pkts * (sizeof(struct srd_tx_pkt) + sizeof(struct srd_retx)) +
+	       c->msg_window * (sizeof(struct srd_tx_msg *) + sizeof(struct srd_rx_slot)) +
+	       c->n_paths * sizeof(struct srd_path) +
+	       c->msg_window * (seg_map + rx_map) +
+	       (size_t)(c->msg_window + c->max_pending_msgs) * sizeof(struct srd_tx_msg);
+}
+
+const char *srd_comp_status_name(enum srd_comp_status st)
+{
+	static const char *const names[SRD_COMP_NR] = {
+		[SRD_COMP_OK] = "OK",
+		[SRD_COMP_RNR_RETRY_EXC] = "RNR_RETRY_EXC",
+		[SRD_COMP_BAD_DEST_QPN] = "BAD_DEST_QPN",
+		[SRD_COMP_BAD_QKEY] = "BAD_QKEY",
+		[SRD_COMP_REMOTE_BAD_LENGTH] = "REMOTE_BAD_LENGTH",
+		[SRD_COMP_REMOTE_ABORT] = "REMOTE_ABORT",
+		[SRD_COMP_UNRESP_REMOTE] = "UNRESP_REMOTE",
+		[SRD_COMP_PEER_RESTARTED] = "PEER_RESTARTED",
+		[SRD_COMP_FLUSHED] = "FLUSHED",
+	};
+
+	return (unsigned int)st < SRD_COMP_NR ? names[st] : "?";
+}
+
+/* --- engines --------------------------------------------------------- */
+
+struct srd_engine *srd_engine_create(const struct srd_config *cfg,
+				     const struct srd_ops *ops, void *os)
+{
+	struct srd_engine *eng;
+
+	if (srd_config_validate(cfg))
+		return NULL;
+	eng = ops->alloc(os, sizeof(*eng));
+	if (!eng)
+		return NULL;
+	eng->cfg = *cfg;
+	eng->ops = ops;
+	eng->os = os;
+	do
+		eng->epoch = ops->random_u32(os);
+	while (!eng->epoch);
+	return eng;
+}
+
+void srd_engine_destroy(struct srd_engine *eng)
+{
+	while (eng->peers)
+		srd_peer_destroy(eng->peers);
+	eng->ops->free(eng->os, eng, sizeof(*eng));
+}
+
+uint32_t srd_engine_epoch(const struct srd_engine *eng)
+{
+	return eng->epoch;
+}
+
+const struct srd_counters *srd_engine_counters(const struct srd_engine *eng)
+{
+	return &eng->ctr;
+}
+
+const struct srd_config *srd_engine_config(const struct srd_engine *eng)
+{
+	return &eng->cfg;
+}
+
+/* --- peers ----------------------------------------------------------- */
+
+static void peer_free_arrays(struct srd_peer *peer)
+{
+	const struct srd_config *c = &peer->eng->cfg;
+	const struct srd_ops *ops = peer->eng->ops;
+	void *os = peer->eng->os;
+
+	if (peer->ring)
+		ops->free(os, peer->ring, c->tx_window_pkts * sizeof(*peer->ring));
+	if (peer->retx)
+		ops->free(os, peer->retx, c->tx_window_pkts * sizeof(*peer->retx));
+	if (peer->tx_slots)
+		ops->free(os, peer->tx_slots, c->msg_window * sizeof(*peer->tx_slots));
+	if (peer->rx_slots)
+		ops->free(os, peer->rx_slots, c->msg_window * sizeof(*peer->rx_slots));
+	if (peer->paths)
+		ops->free(os, peer->paths, c->n_paths * sizeof(*peer->paths));
+}
+
+struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os)
+{
+	const struct srd_config *c = &eng->cfg;
+	struct srd_peer *peer = eng->ops->alloc(eng->os, sizeof(*peer));
+
+	if (!peer) {
+		eng->ctr.alloc_failures++;
+		return NULL;
+	}
+	peer->eng = eng;
+	peer->os = peer_os;
+	peer->ring = eng->ops->alloc(eng->os, c->tx_window_pkts * sizeof(*peer->ring));
+	peer->retx = eng->ops->alloc(eng->os, c->tx_window_pkts * sizeof(*peer->retx));
+	peer->tx_slots = eng->ops->alloc(eng->os, c->msg_window * sizeof(*peer->tx_slots));
+	peer->rx_slots = eng->ops->alloc(eng->os, c->msg_window * sizeof(*peer->rx_slots));
+	peer->paths = eng->ops->alloc(eng->os, c->n_paths * sizeof(*peer->paths));
+	if (!peer->ring || !peer->retx || !peer->tx_slots || !peer->rx_slots ||
+	    !peer->paths) {
+		eng->ctr.alloc_failures++;
+		peer_free_arrays(peer);
+		eng->ops->free(eng->os, peer, sizeof(*peer));
+		return NULL;
+	}
+	peer->state = SRD_PEER_PROBING;
+	peer->hello_due_us = SRD_NO_DEADLINE;
+	peer->ack_due_us = SRD_NO_DEADLINE;
+	peer->loss_deadline_us = SRD_NO_DEADLINE;
+	peer->deadline_us = SRD_NO_DEADLINE;
+	peer->snd_nxt = peer->snd_una = eng->ops->random_u32(eng->os);
+	peer->path_rr = eng->ops->random_u32(eng->os) % c->n_paths;
+	srd_rtt_init(&peer->rtt, c);
+	srd_cc_init(&peer->cc, c);
+	peer->next = eng->peers;
+	eng->peers = peer;
+	return peer;
+}
+
+void srd_peer_destroy(struct srd_peer *peer)
+{
+	struct srd_engine *eng = peer->eng;
+	struct srd_peer **pp;
+
+	srd_tx_fail_all(peer, SRD_COMP_FLUSHED, true);
+	srd_rx_reset(peer);
+	if (peer->deadline_us != SRD_NO_DEADLINE)
+		eng->ops->timer_set(eng->os, peer->os, SRD_NO_DEADLINE);
+	for (pp = &eng->peers; *pp; pp = &(*pp)->next) {
+		if (*pp == peer) {
+			*pp = peer->next;
+			break;
+		}
+	}
+	peer_free_arrays(peer);
+	eng->ops->free(eng->os, peer, sizeof(*peer));
+}
+
+/* --- epochs ---------------------------------------------------------- */
+
+bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch)
+{
+	uint32_t i;
+
+	for (i = 0; i < SRD_RETIRED_EPOCHS; i++)
+		if (peer->retired[i] == epoch)
+			return true;
+	return false;
+}
+
+void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
+{
+	if (peer->state == SRD_PEER_ESTABLISHED) {
+		if (epoch == peer->remote_epoch)
+			return;
+		/* The remote restarted: nothing of its old incarnation
+		 * survives, in either direction. */
+		peer->eng->ctr.peer_restarts++;
+		peer->retired[peer->retired_next++ % SRD_RETIRED_EPOCHS] =
+			peer->remote_epoch;
+		srd_tx_fail_all(peer, SRD_COMP_PEER_RESTARTED, false);
+		srd_tx_reset_packets(peer);
+		peer->snd_nxt = peer->snd_una = peer->eng->ops->random_u32(peer->eng->os);
+		srd_rx_reset(peer);
+		srd_cc_init(&peer->cc, &peer->eng->cfg);
+	}
+	peer->remote_epoch = epoch;
+	peer->state = SRD_PEER_ESTABLISHED;
+	peer->hello_due_us = SRD_NO_DEADLINE;
+	peer->hello_tries = 0;
+}
+
+void srd_peer_transmit(struct srd_peer *peer, uint32_t path,
+		       const uint8_t *hdr, uint32_t hdr_len, void *cookie,
+		       uint32_t off, uint32_t len)
+{
+	struct srd_tx_desc d = {
+		.path = path, .hdr = hdr, .hdr_len = hdr_len,
+		.msg_cookie = cookie, .payload_off = off, .payload_len = len,
+	};
+
+	peer->eng->ctr.tx_pkts++;
+	peer->eng->ctr.tx_bytes += hdr_len + len;
+	peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
+}
+
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
+{
+	uint8_t hdr[SRD_HDR_MAX_BYTES];
+	struct srd_pkt p;
+	uint32_t hlen;
+
+	srd_memset(&p, 0, sizeof(p));
+	p.src_epoch = peer->eng->epoch;
+	p.dst_epoch = dst_epoch;
+	hlen = srd_wire_put_hello(hdr, &p);
+	peer->eng->ctr.hellos_sent++;
+	srd_peer_transmit(peer, peer->ack_rr++ % peer->eng->cfg.n_paths, hdr,
+			  hlen, NULL, 0, 0);
+}
+
+static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)
+{
+	const struct srd_config *c = &peer->eng->cfg;
+
+	if (!peer->pending_head) {
+		peer->hello_due_us = SRD_NO_DEADLINE;
+		return;
+	}
+	if (peer->hello_tries > c->rto_retries_max) {
+		peer->eng->ctr.peer_unreachable++;
+		peer->hello_due_us = SRD_NO_DEADLINE;
+		peer->hello_tries = 0;
+		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
+		return;
+	}
+	srd_peer_send_hello(peer, 0);
+	peer->hello_due_us = now_us + srd_rto_backed_off(&peer->rtt, c,
+							 peer->hello_tries);
+	peer->hello_tries++;
+}
+
+void srd_peer_on_timer(struct srd_peer *peer)
+{
+	uint64_t now_us = srd_now(peer);
+
+	peer->deadline_us = SRD_NO_DEADLINE;	/* the OS timer has fired */
+	if (peer->ack_pending && peer->ack_due_us <= now_us)
+		srd_rx_send_ack(peer, now_us);
+	if (peer->state == SRD_PEER_PROBING && peer->hello_due_us <= now_us)
+		on_hello_timer(peer, now_us);
+	srd_tx_on_timer(peer, now_us);
+	srd_peer_update_deadline(peer);
+}
+
+uint64_t srd_peer_next_deadline(const struct srd_peer *peer)
+{
+	return peer->deadline_us;
+}
+
+void srd_peer_update_deadline(struct srd_peer *peer)
+{
+	uint64_t now_us = srd_now(peer);
+	uint64_t d = srd_tx_deadline(peer, now_us);
+
+	if (peer->ack_pending)
+		d = srd_min_u64(d, peer->ack_due_us);
+	if (peer->state == SRD_PEER_PROBING)
+		d = srd_min_u64(d, peer->hello_due_us);
+	if (d == peer->deadline_us)
+		return;
+	peer->deadline_us = d;
+	peer->eng->ops->timer_set(peer->eng->os, peer->os, d);
+}
+
+int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
+			struct srd_path_stats *out)
+{
+	const struct srd_path *p;
+
+	if (path >= peer->eng->cfg.n_paths)
+		return -1;
+	p = &peer->paths[path];
+	out->state = p->state;
+	out->srtt_us = p->srtt_us;
+	out->tx_pkts = p->tx_pkts;
+	out->acked_pkts = p->acked_pkts;
+	out->lost_pkts = p->lost_pkts;
+	out->timeouts = p->timeouts;
+	out->avoided = p->avoided;
+	out->recovered = p->recovered;
+	return 0;
+}
+
+void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
+{
+	uint32_t id, active = 0;
+
+	for (id = peer->msg_base; id != peer->msg_next; id++)
+		if (peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)])
+			active++;
+	out->state = peer->state;
+	out->remote_epoch = peer->remote_epoch;
+	out->cwnd_pkts_x256 = peer->cc.cwnd;
+	out->srtt_us = peer->rtt.srtt_us;
+	out->rto_us = srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
+					 peer->rto_backoff);
+	out->min_rtt_us = peer->rtt.min_us;
+	out->inflight_pkts = peer->inflight;
+	out->pending_msgs = peer->pending_count;
+	out->active_msgs = active;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: the receive path.  srd_peer_on_packet() parses and
+ * validates a datagram, applies the epoch rules, and hands it to the one
+ * function for its type: DATA here (placement through msg.c, then ACK or
+ * NAK), ACK and NAK to the sender (tx.c), HELLO to the epoch handshake.
+ * Everything in a datagram is untrusted: each check that bad input can
+ * fail is counted, never asserted.
+ */
+#include "srd_internal.h"
+
+/*
+ * ACKs and NAKs rotate over the paths this side, as a sender, believes
+ * healthy (ACTIVE): the receiver learns nothing of ACK losses itself, and
+ * an ACK lost on a dead path would make the sender blame its data path.
+ */
+static uint32_t ctl_path(struct srd_peer *peer)
+{
+	uint32_t n = peer->eng->cfg.n_paths, i, idx;
+
+	for (i = 0; i < n; i++) {
+		idx = (peer->ack_rr + i) % n;
+		if (peer->paths[idx].state == SRD_PATH_ACTIVE) {
+			peer->ack_rr = idx + 1;
+			return idx;
+		}
+	}
+	return peer->ack_rr++ % n;
+}
+
+void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
+{
+	uint8_t hdr[SRD_HDR_MAX_BYTES];
+	struct srd_pkt p;
+	uint64_t delay = now_us - peer->rcv_largest_us;
+	uint32_t hlen;
+
+	peer->ack_pending = 0;
+	peer->ack_due_us = SRD_NO_DEADLINE;
+	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
+		return;
+	srd_memset(&p, 0, sizeof(p));
+	p.src_epoch = peer->eng->epoch;
+	p.dst_epoch = peer->remote_epoch;
+	p.ack_psn = peer->rcv.largest;
+	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
+	srd_memcpy(p.sack, peer->rcv.below, sizeof(p.sack));
+	hlen = srd_wire_put_ack(hdr, &p);
+	peer->eng->ctr.acks_sent++;
+	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
+}
+
+static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,
+		     uint8_t reason)
+{
+	uint8_t hdr[SRD_HDR_MAX_BYTES];
+	struct srd_pkt p;
+	uint32_t hlen;
+
+	srd_memset(&p, 0, sizeof(p));
+	p.src_epoch = peer->eng->epoch;
+	p.dst_epoch = peer->remote_epoch;
+	p.psn = d->psn;
+	p.msg_id = d->msg_id;
+	p.attempt = d->attempt;
+	p.nak_reason = reason;
+	hlen = srd_wire_put_nak(hdr, &p);
+	peer->eng->ctr.naks_sent++;
+	if (reason == SRD_NAK_RNR)
+		peer->eng->ctr.rnr_naks_sent++;
+	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
+}
+
+void srd_rx_reset(struct srd_peer *peer)
+{
+	uint32_t i;
+
+	for (i = 0; i < peer->eng->cfg.msg_window; i++)
+		srd_rx_slot_release(peer, &peer->rx_slots[i], true);
+	srd_memset(&peer->rcv, 0, sizeof(peer->rcv));
+	peer->ack_pending = 0;
+	peer->ack_due_us = SRD_NO_DEADLINE;
+	peer->rx_base_valid = false;
+	peer->rx_msg_base = 0;
+}
+
+static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
+		       uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	enum srd_rx_data_verdict v;
+	enum srd_rcv_result r;
+	uint8_t reason = 0;
+
+	peer->eng->ctr.rx_data_pkts++;
+	v = srd_rx_msg_on_data(peer, p, &reason);
+	if (v == SRD_RXD_DROP)
+		return;
+	if (v == SRD_RXD_NAK) {
+		send_nak(peer, p, reason);
+		return;
+	}
+	if (v == SRD_RXD_DUPLICATE)
+		peer->eng->ctr.duplicates++;
+	r = srd_rcv_record(&peer->rcv, p->psn);
+	if (r == SRD_RCV_NEW_OUT_OF_ORDER)
+		peer->eng->ctr.out_of_order++;
+	if (r == SRD_RCV_TOO_OLD) {
+		/* Placed but not ACKable: the sender retransmits under a
+		 * new PSN and that copy is ACKed as a duplicate. */
+		peer->eng->ctr.rx_drop_out_of_window++;
+		return;
+	}
+	if (peer->rcv.largest == p->psn && r != SRD_RCV_DUPLICATE)
+		peer->rcv_largest_us = now_us;
+	peer->ack_pending++;
+	if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
+	    (p->flags & SRD_WF_DATA_ACK_NOW) ||
+	    peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
+		srd_rx_send_ack(peer, now_us);
+	else if (peer->ack_due_us == SRD_NO_DEADLINE)
+		peer->ack_due_us = now_us + cfg->ack_delay_us;
+}
+
+/* A packet for an older incarnation of us: tell its sender who we are
+ * now, at most once per hello_interval_us. */
+static void answer_stale(struct srd_peer *peer, uint64_t now_us)
+{
+	if (peer->unsolicited_hello_sent &&
+	    now_us - peer->last_unsolicited_hello_us <
+	    peer->eng->cfg.hello_interval_us)
+		return;
+	peer->unsolicited_hello_sent = true;
+	peer->last_unsolicited_hello_us = now_us;
+	srd_peer_send_hello(peer, 0);
+}
+
+void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
+{
+	struct srd_engine *eng = peer->eng;
+	uint64_t now_us = srd_now(peer);
+	struct srd_pkt p;
+
+	eng->ctr.rx_pkts++;
+	eng->ctr.rx_bytes += len;
+	if (srd_wire_parse(buf, len, &p) != SRD_PARSE_OK) {
+		eng->ctr.rx_drop_bad_hdr++;
+		goto out;
+	}
+	if (p.dst_epoch && p.dst_epoch != eng->epoch) {
+		eng->ctr.rx_drop_stale_epoch++;
+		answer_stale(peer, now_us);
+		goto out;
+	}
+	if (srd_peer_epoch_retired(peer, p.src_epoch)) {
+		eng->ctr.rx_drop_stale_epoch++;
+		goto out;
+	}
+	/* A new remote epoch is believed from a HELLO, or from a packet that
+	 * names our current epoch (its sender has heard from us). */
+	if (peer->state != SRD_PEER_ESTABLISHED ||
+	    p.src_epoch != peer->remote_epoch)
+		srd_peer_learn_epoch(peer, p.src_epoch);
+
+	switch (p.opcode) {
+	case SRD_WOP_DATA:
+		rx_on_data(peer, &p, now_us);
+		break;
+	case SRD_WOP_ACK:
+		srd_tx_on_ack(peer, &p, now_us);
+		break;
+	case SRD_WOP_NAK:
+		srd_tx_on_nak(peer, &p, now_us);
+		break;
+	case SRD_WOP_HELLO:
+		eng->ctr.hellos_received++;
+		if (!p.dst_epoch)
+			srd_peer_send_hello(peer, p.src_epoch);
+		srd_tx_pump(peer, now_us);
+		break;
+	}
+out:
+	srd_peer_update_deadline(peer);
+}

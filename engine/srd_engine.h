@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softsrd engine: the portable SRD transport core.
+ *
+ * The engine implements the SRD wire protocol of docs/protocol.md
+ * ("SRD transport"): per-peer reliability (PSNs, SACK, RTO, early
+ * retransmit), spraying over N paths with path health, delay-based
+ * congestion control with pacing, segmentation and reassembly of
+ * messages, RNR, error NAKs and peer-restart detection by epochs.
+ *
+ * It is a library, not a driver.  The OS layer (the kernel module, or the
+ * host-side tests and simulator) gives it one struct srd_ops and calls one
+ * function per event:
+ *
+ *   srd_send_msg()          a send work request was posted
+ *   srd_peer_on_packet()    a datagram arrived from this peer
+ *   srd_peer_on_timer()     the peer's deadline passed
+ *
+ * After every call the engine reports the peer's next deadline through
+ * ops->timer_set(); the OS arms one timer per peer.
+ *
+ * Locking and lifetime: the engine takes no locks.  The OS serialises all
+ * calls for one peer (a per-peer lock, held across the call), and all
+ * calls that create or destroy peers of one engine.  Calls for different
+ * peers may run concurrently except that they share the engine's
+ * counters, which the OS must then keep per CPU or under a lock (the
+ * kernel glue sums per-peer copies; see srd_peer_counters()).  Upcalls
+ * are made with that serialisation held and must not call back into the
+ * engine for the same peer.
+ */
+#ifndef SRD_ENGINE_H
+#define SRD_ENGINE_H
+
+#include "srd_os.h"
+
+/* --- the wire (docs/protocol.md, "SRD transport") -------------------- */
+
+#define SRD_WIRE_VERSION_1		1
+enum srd_engine_wire_op {
+	SRD_WOP_DATA = 16,
+	SRD_WOP_ACK = 17,
+	SRD_WOP_NAK = 18,
+	SRD_WOP_HELLO = 19,
+};
+
+enum srd_engine_wire_flags {
+	SRD_WF_DATA_SOLICITED = 1 << 0,	/* same bit as UD's SOLICITED */
+	SRD_WF_DATA_HAS_IMM = 1 << 1,
+	SRD_WF_DATA_RETRANSMIT = 1 << 2,	/* informational */
+	SRD_WF_DATA_ACK_NOW = 1 << 3,	/* receiver: ACK without delay */
+};
+
+#define SRD_HDR_DATA_BYTES		52
+#define SRD_HDR_ACK_BYTES		40
+#define SRD_HDR_NAK_BYTES		24
+#define SRD_HDR_HELLO_BYTES		12
+#define SRD_HDR_MAX_BYTES		SRD_HDR_DATA_BYTES
+
+/* An ACK's selective-ack bitmap covers this many PSNs below ack_psn. */
+#define SRD_SACK_WINDOW_PKTS		128
+
+/* NAK reasons on the wire. */
+enum srd_nak_reason {
+	SRD_NAK_RNR = 1,		/* no receive posted */
+	SRD_NAK_BAD_QPN = 2,		/* no SRD QP with dst_qpn */
+	SRD_NAK_BAD_QKEY = 3,		/* qkey differs from the QP's */
+	SRD_NAK_BAD_LENGTH = 4,		/* receive buffers too small, or
+					 * msg_len above the receiver's max */
+	SRD_NAK_REMOTE_ABORT = 5,	/* the receiving QP failed mid-message */
+};
+
+/* --- limits ---------------------------------------------------------- */
+
+#define SRD_MAX_PATHS			128
+#define SRD_MAX_TX_WINDOW_PKTS		4096
+#define SRD_MAX_MSG_WINDOW		1024
+#define SRD_MIN_SEG_BYTES		64
+#define SRD_MAX_SEG_BYTES		65000
+#define SRD_MAX_MSG_BYTES		(64u << 20)
+#define SRD_RNR_RETRY_INFINITE		7
+#define SRD_NO_DEADLINE			(~(uint64_t)0)
+
+/* --- completions ----------------------------------------------------- */
+
+/*
+ * A send's outcome.  The OS maps each to an ibv_wc_status and vendor_err
+ * (docs/protocol.md has the table; modelled on EFA's).
+ */
+enum srd_comp_status {
+	SRD_COMP_OK = 0,
+	SRD_COMP_RNR_RETRY_EXC,		/* RNR NAKs beyond rnr_retry */
+	SRD_COMP_BAD_DEST_QPN,		/* NAK BAD_QPN */
+	SRD_COMP_BAD_QKEY,		/* NAK BAD_QKEY */
+	SRD_COMP_REMOTE_BAD_LENGTH,	/* NAK BAD_LENGTH */
+	SRD_COMP_REMOTE_ABORT,		/* NAK REMOTE_ABORT */
+	SRD_COMP_UNRESP_REMOTE,		/* retry budget exhausted */
+	SRD_COMP_PEER_RESTARTED,	/* the remote's epoch changed */
+	SRD_COMP_FLUSHED,		/* the local peer or QP went away */
+	SRD_COMP_NR
+};
+
+/* What the OS says about the first packet of an incoming message. */
+enum srd_rx_verdict {
+	SRD_RX_ACCEPT = 0,
+	SRD_RX_RNR,
+	SRD_RX_BAD_QPN,
+	SRD_RX_BAD_QKEY,
+	SRD_RX_BAD_LENGTH,
+	SRD_RX_QP_ERROR,
+};
+
+/* --- configuration --------------------------------------------------- */
+
+struct srd_config {
+	uint32_t n_paths;		/* entropy values per peer, 1..SRD_MAX_PATHS */
+	uint32_t seg_bytes;		/* payload bytes per DATA packet */
+	uint32_t max_msg_bytes;		/* largest message sent or accepted */
+	uint32_t tx_window_pkts;	/* in-flight packet table, power of 2 */
+	uint32_t msg_window;		/* messages in progress per direction, power of 2 */
+	uint32_t max_pending_msgs;	/* posted, not yet started, per peer */
+
+	uint32_t rto_init_us;		/* before the first RTT sample */
+	uint32_t rto_min_us;
+	uint32_t rto_max_us;
+	uint32_t rto_retries_max;	/* RTO expiries in a row, no progress -> unreachable */
+	uint32_t reorder_pkts;		/* packet-threshold loss detection */
+	uint32_t reorder_slack_us;	/* added to the time threshold */
+
+	uint32_t ack_every_pkts;	/* ACK at least every this many in-order packets */
+	uint32_t ack_delay_us;		/* ... or this long after the first unacked one */
+
+	uint32_t cwnd_init_pkts;
+	uint32_t cwnd_min_pkts;
+	uint32_t cwnd_max_pkts;
+	uint32_t cc_target_queue_us;	/* target delay = min RTT + this */
+	uint32_t cc_ai_pkts;		/* additive increase per RTT */
+	uint32_t cc_beta_pct;		/* MD gain on delay above target */
+	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */
+	uint32_t pacing_gain_pct;	/* pace at cwnd/srtt * gain; 0: no pacing */
+
+	uint32_t path_fail_losses;	/* losses in a row that avoid a path */
+	uint32_t path_avoid_us;		/* first avoidance, doubled each time */
+	uint32_t path_avoid_max_us;
+	uint32_t path_slow_pct;		/* paths with srtt above this % of min RTT
+					 * are skipped while others are fine */
+
+	uint32_t rnr_backoff_min_us;
+	uint32_t rnr_backoff_max_us;
+	uint32_t hello_interval_us;	/* least gap between unsolicited HELLOs */
+};
+
+void srd_config_default(struct srd_config *cfg);
+/* 0, or the negative number of the first bad field (for messages). */
+int srd_config_validate(const struct srd_config *cfg);
+
+/* --- counters -------------------------------------------------------- */
+
+struct srd_counters {
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint64_t tx_data_pkts, rx_data_pkts;
+	uint64_t retransmits;		/* DATA packets sent again */
+	uint64_t rto_expired;		/* RTO expiries */
+	uint64_t fast_retransmits;	/* losses found from SACK evidence */
+	uint64_t duplicates;		/* DATA already received */
+	uint64_t out_of_order;		/* DATA with a PSN not largest + 1 */
+	uint64_t acks_sent, acks_received;
+	uint64_t naks_sent, naks_received;
+	uint64_t rnr_naks_sent, rnr_naks_received;
+	uint64_t hellos_sent, hellos_received;
+	uint64_t cwnd_stalls;		/* sends held back by the window */
+	uint64_t tx_window_stalls;	/* ... by the in-flight packet table */
+	uint64_t path_switches;		/* a path left ACTIVE (avoided) */
+	uint64_t path_recoveries;	/* a probed path came back */
+	uint64_t peer_restarts;		/* remote epoch changes seen */
+	uint64_t peer_unreachable;	/* retry budget exhausted */
+	uint64_t msgs_sent, msgs_failed, msgs_delivered;
+	uint64_t rx_drop_bad_hdr;	/* malformed header or fields */
+	uint64_t rx_drop_stale_epoch;	/* for an older incarnation */
+	uint64_t rx_drop_out_of_window;	/* msg or PSN outside the windows */
+	uint64_t alloc_failures;
+};
+
+/* Per-path state and statistics, readable by the OS (debugfs/sysfs). */
+enum srd_path_state {
+	SRD_PATH_ACTIVE = 0,
+	SRD_PATH_AVOIDED,	/* timed out or lost in a row; not used */
+	SRD_PATH_PROBING,	/* avoidance over: one probe packet allowed */
+};
+
+struct srd_path_stats {
+	enum srd_path_state state;
+	uint32_t srtt_us;	/* 0 until sampled */
+	uint64_t tx_pkts, acked_pkts, lost_pkts, timeouts;
+	uint64_t avoided, recovered;
+};
+
+/* --- the OS interface ------------------------------------------------ */
+
+/* One packet for the OS to send to the peer: header, then payload. */
+struct srd_tx_desc {
+	uint32_t path;			/* entropy value, 0..n_paths-1 */
+	const uint8_t *hdr;
+	uint32_t hdr_len;
+	void *msg_cookie;		/* the send's cookie, or NULL */
+	uint32_t payload_off;		/* within the message */
+	uint32_t payload_len;
+};
+
+/* What the receiver knows of a message when its first packet arrives. */
+struct srd_rx_msg_info {
+	uint32_t src_qpn, dst_qpn, qkey;
+	uint32_t imm_data;
+	bool has_imm, solicited;
+	uint32_t msg_len;
+};
+
+struct srd_ops {
+	uint64_t (*now_us)(void *os);
+	uint32_t (*random_u32)(void *os);
+	/* Zeroed memory or NULL.  Called in atomic context in the kernel. */
+	void *(*alloc)(void *os, size_t bytes);
+	void (*free)(void *os, void *ptr, size_t bytes);
+	/* The peer's next deadline changed; SRD_NO_DEADLINE cancels. */
+	void (*timer_set)(void *os, void *peer_os, uint64_t deadline_us);
+	/* 0, or negative: the packet was not sent (counted as lost). */
+	int (*transmit)(void *os, void *peer_os, const struct srd_tx_desc *d);
+	/* A new incoming message: claim a receive, or say why not. */
+	enum srd_rx_verdict (*rx_begin)(void *os, void *peer_os,
+					const struct srd_rx_msg_info *info,
+					void **handle);
+	void (*rx_data)(void *os, void *handle, uint32_t offset,
+			const uint8_t *data, uint32_t len);
+	void (*rx_done)(void *os, void *handle);	/* all bytes placed */
+	void (*rx_abort)(void *os, void *handle);	/* will never complete */
+	void (*send_done)(void *os, void *cookie, enum srd_comp_status st);
+};
+
+/* --- the API --------------------------------------------------------- */
+
+struct srd_engine;
+struct srd_peer;
+
+struct srd_send_req {
+	void *cookie;			/* given back in transmit and send_done */
+	uint32_t src_qpn, dst_qpn, qkey;
+	uint32_t imm_data;
+	bool has_imm, solicited;
+	uint32_t len;
+	uint8_t rnr_retry;		/* 0..7, 7 = infinite */
+};
+
+enum srd_send_err {
+	SRD_SEND_OK = 0,
+	SRD_SEND_TOO_LONG = -1,		/* len > max_msg_bytes */
+	SRD_SEND_BUSY = -2,		/* max_pending_msgs reached */
+	SRD_SEND_NOMEM = -3,
+	SRD_SEND_INVAL = -4,
+};
+
+/* A new engine (one per local device) with a fresh random epoch. */
+struct srd_engine *srd_engine_create(const struct srd_config *cfg,
+				     const struct srd_ops *ops, void *os);
+/* Destroys every peer first (srd_peer_destroy). */
+void srd_engine_destroy(struct srd_engine *eng);
+uint32_t srd_engine_epoch(const struct srd_engine *eng);
+const struct srd_counters *srd_engine_counters(const struct srd_engine *eng);
+const struct srd_config *srd_engine_config(const struct srd_engine *eng);
+
+struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os);
+/* Sends still queued or in flight complete FLUSHED; receives in
+ * progress are aborted. */
+void srd_peer_destroy(struct srd_peer *peer);
+
+int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req);
+void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *pkt, size_t len);
+void srd_peer_on_timer(struct srd_peer *peer);
+/* A local QP is going away: its sends complete FLUSHED, its receives in
+ * progress are aborted and later packets for them NAKed REMOTE_ABORT. */
+void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
+
+uint64_t srd_peer_next_deadline(const struct srd_peer *peer);
+int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
+			struct srd_path_stats *out);
+
+struct srd_peer_info {
+	int state;			/* enum srd_peer_state */
+	uint32_t remote_epoch;
+	uint32_t cwnd_pkts_x256;
+	uint32_t srtt_us, rto_us, min_rtt_us;
+	uint32_t inflight_pkts;
+	uint32_t pending_msgs, active_msgs;
+};
+void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out);
+
+/* Upper bound of what one peer allocates through ops->alloc. */
+size_t srd_peer_mem_bound_bytes(const struct srd_config *cfg);
+
+const char *srd_comp_status_name(enum srd_comp_status st);
+
+#endif /* SRD_ENGINE_H */

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softsrd engine internals: the per-peer state and the functions the
+ * engine's files call in one another.  Not for the OS layer; the unit
+ * tests include it.
+ *
+ * Lifetime: a peer and everything hanging off it (windows, paths,
+ * messages) is allocated through ops->alloc and freed by
+ * srd_peer_destroy().  Everything is owned by exactly one peer; nothing
+ * is shared between peers except the engine's config, ops and counters.
+ * Serialisation: see srd_engine.h (one caller at a time per peer).
+ */
+#ifndef SRD_INTERNAL_H
+#define SRD_INTERNAL_H
+
+#include "srd_engine.h"
+
+/* --- serial-number arithmetic (RFC 1982 style, 32 and 8 bits) -------- */
+
+static inline bool srd_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool srd_seq_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+static inline bool srd_seq_gt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static inline bool srd_seq8_lt(uint8_t a, uint8_t b)
+{
+	return (int8_t)(uint8_t)(a - b) < 0;
+}
+
+static inline uint64_t srd_min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t srd_max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* --- bitmaps --------------------------------------------------------- */
+
+static inline bool srd_bit_test(const uint8_t *map, uint32_t i)
+{
+	return map[i >> 3] & (1u << (i & 7));
+}
+
+static inline void srd_bit_set(uint8_t *map, uint32_t i)
+{
+	map[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* --- wire (wire.c) --------------------------------------------------- */
+
+struct srd_pkt {
+	uint8_t opcode, flags, hdr_len;	/* hdr_len in bytes */
+	uint32_t src_epoch, dst_epoch;
+	/* DATA */
+	uint32_t psn, msg_id, msg_base;
+	uint32_t dst_qpn, src_qpn, qkey, imm_data;
+	uint32_t msg_len, offset;
+	uint16_t seg_bytes;
+	uint8_t attempt, path;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	/* ACK */
+	uint32_t ack_psn, ack_delay_us;
+	uint8_t sack[SRD_SACK_WINDOW_PKTS / 8];
+	/* NAK: psn, msg_id, attempt above */
+	uint8_t nak_reason;
+};
+
+enum srd_parse_err {
+	SRD_PARSE_OK = 0,
+	SRD_PARSE_SHORT = -1,
+	SRD_PARSE_VERSION = -2,
+	SRD_PARSE_HDR_LEN = -3,
+	SRD_PARSE_OPCODE = -4,
+	SRD_PARSE_FIELD = -5,
+};
+
+int srd_wire_parse(const uint8_t *buf, size_t len, struct srd_pkt *p);
+/* Each writes a header into buf (SRD_HDR_MAX_BYTES) and returns its length. */
+uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);
+uint32_t srd_wire_put_ack(uint8_t *buf, const struct srd_pkt *p);
+uint32_t srd_wire_put_nak(uint8_t *buf, const struct srd_pkt *p);
+uint32_t srd_wire_put_hello(uint8_t *buf, const struct srd_pkt *p);
+
+/* --- receive PSN window and SACK (seq.c) ---------------------------- */
+
+/*
+ * What the receiver knows of the PSNs it has accepted: the largest, and
+ * a bitmap of the SRD_SACK_WINDOW_PKTS below it (bit i: largest - 1 - i).
+ */
+struct srd_rcv_window {
+	bool valid;
+	uint32_t largest;
+	uint8_t below[SRD_SACK_WINDOW_PKTS / 8];
+};
+
+enum srd_rcv_result {
+	SRD_RCV_NEW_IN_ORDER,	/* largest + 1 (or the first) */
+	SRD_RCV_NEW_OUT_OF_ORDER,
+	SRD_RCV_DUPLICATE,
+	SRD_RCV_TOO_OLD,	/* below the window: cannot be recorded */
+};
+
+enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn);
+bool srd_rcv_has(const struct srd_rcv_window *w, uint32_t psn);
+/* Does an ACK (ack_psn, sack) cover psn? */
+bool srd_sack_covers(uint32_t ack_psn, const uint8_t *sack, uint32_t psn);
+
+/* --- RTT and RTO (rto.c) --------------------------------------------- */
+
+struct srd_rtt {
+	uint32_t srtt_us;	/* 0: no sample yet */
+	uint32_t rttvar_us;
+	uint32_t latest_us;
+	uint32_t min_us;	/* 0: none */
+	uint64_t min_stamp_us;	/* when min_us was taken */
+	uint32_t rto_us;	/* before backoff */
+};
+
+void srd_rtt_init(struct srd_rtt *r, const struct srd_config *cfg);
+void srd_rtt_sample(struct srd_rtt *r, const struct srd_config *cfg,
+		    uint32_t sample_us, uint64_t now_us);
+uint32_t srd_rto_backed_off(const struct srd_rtt *r,
+			    const struct srd_config *cfg, uint32_t backoff);
+
+/* --- congestion control (cc.c) --------------------------------------- */
+
+#define SRD_CWND_ONE	256u	/* cwnd fixed point: packets * 256 */
+
+struct srd_cc {
+	uint32_t cwnd;		/* packets * SRD_CWND_ONE */
+	uint64_t last_decrease_us;
+	uint64_t pace_next_ns;	/* earliest next DATA send */
+	bool stalled;		/* counted once per stall */
+};
+
+void srd_cc_init(struct srd_cc *cc, const struct srd_config *cfg);
+void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
+		   const struct srd_rtt *rtt, uint32_t newly_acked,
+		   uint32_t delay_us, uint64_t now_us);
+void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
+		    const struct srd_rtt *rtt, uint64_t now_us);
+void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg);
+uint32_t srd_cc_window_pkts(const struct srd_cc *cc);
+bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us);
+void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
+		    const struct srd_rtt *rtt, uint64_t now_us);
+uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc);
+
+/* --- paths (path.c) -------------------------------------------------- */
+
+struct srd_path {
+	enum srd_path_state state;
+	uint32_t srtt_us, rttvar_us;
+	uint32_t losses_in_row;
+	uint32_t avoid_exp;	/* avoidances without a recovery */
+	uint64_t avoid_until_us;
+	bool probe_in_flight;
+	uint64_t tx_pkts, acked_pkts, lost_pkts, timeouts, avoided, recovered;
+};
+
+#define SRD_PATH_NONE	0xffffffffu
+
+struct srd_peer;
+/* A path for the next DATA packet, not `exclude` if another exists. *is_probe
+ * says the packet is its path's probe. */
+uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
+			 uint32_t exclude, bool *is_probe);
+void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
+		     uint32_t rtt_us);
+void srd_path_on_loss(struct srd_peer *peer, uint32_t path, bool was_probe,
+		      bool timeout, uint64_t now_us);
+
+/* --- messages (msg.c) ------------------------------------------------ */
+
+enum srd_tx_msg_state {
+	SRD_TXM_QUEUED = 0,	/* posted, waiting for a message id */
+	SRD_TXM_ACTIVE,		/* has an id; segments being sent */
+	SRD_TXM_RNR_WAIT,	/* RNR NAKed; resend from scratch at rnr_until_us */
+};
+
+struct srd_tx_msg {
+	struct srd_tx_msg *next;	/* pending queue */
+	void *cookie;
+	uint32_t src_qpn, dst_qpn, qkey, imm_data;
+	bool has_imm, solicited;
+	uint8_t rnr_retry;
+	uint8_t attempt;
+	enum srd_tx_msg_state state;
+	uint32_t len, nsegs;
+	uint32_t msg_id;
+	uint32_t next_seg;		/* first segment never sent this attempt */
+	uint32_t segs_acked;
+	uint32_t rnr_naks;
+	uint64_t rnr_until_us;
+	uint8_t *acked;			/* nsegs bits, while ACTIVE/RNR_WAIT */
+	uint32_t acked_bytes;		/* size of the acked allocation */
+};
+
+enum srd_rx_slot_state {
+	SRD_RXS_FREE = 0,
+	SRD_RXS_ASSEMBLING,	/* receive claimed; segments arriving */
+	SRD_RXS_COMPLETE,	/* delivered; later copies are duplicates */
+	SRD_RXS_RNR,		/* attempt `attempt` was refused for RNR */
+	SRD_RXS_REJECTED,	/* refused for good with nak_reason */
+};
+
+struct srd_rx_slot {
+	enum srd_rx_slot_state state;
+	uint32_t msg_id;
+	uint8_t attempt, nak_reason;
+	uint32_t msg_len, seg_bytes, nsegs, segs_placed;
+	uint32_t dst_qpn;
+	void *handle;
+	uint8_t *placed;		/* nsegs bits, while ASSEMBLING */
+	uint32_t placed_bytes;
+};
+
+uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes);
+struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
+				    const struct srd_send_req *req);
+bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
+			 bool abort);
+/* The receiver side of one DATA packet; see msg.c for the verdicts. */
+enum srd_rx_data_verdict {
+	SRD_RXD_PLACED,		/* new data placed: ACK */
+	SRD_RXD_DUPLICATE,	/* already had it: ACK */
+	SRD_RXD_NAK,		/* refused: NAK with *reason */
+	SRD_RXD_DROP,		/* stale or malformed: nothing */
+};
+enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
+					    const struct srd_pkt *p,
+					    uint8_t *reason);
+void srd_rx_msg_slide(struct srd_peer *peer, uint32_t new_base);
+
+/* --- the peer -------------------------------------------------------- */
+
+enum srd_peer_state {
+	SRD_PEER_PROBING = 0,	/* remote epoch unknown: HELLO, no DATA */
+	SRD_PEER_ESTABLISHED,	/* remote epoch known: DATA flows */
+};
+
+/* One sent, unresolved DATA packet; indexed psn % tx_window_pkts. */
+struct srd_tx_pkt {
+	uint64_t sent_us;
+	uint32_t psn;
+	uint32_t msg_id;
+	uint32_t seg;
+	uint8_t path;
+	uint8_t attempt;
+	bool in_use;
+	bool is_probe;
+};
+
+/* A segment to send again; queued when its packet was declared lost. */
+struct srd_retx {
+	uint32_t msg_id;
+	uint32_t seg;
+	uint8_t attempt;
+	uint8_t last_path;
+};
+
+#define SRD_RETIRED_EPOCHS	4
+
+struct srd_engine {
+	struct srd_config cfg;
+	const struct srd_ops *ops;
+	void *os;
+	uint32_t epoch;
+	struct srd_peer *peers;
+	struct srd_counters ctr;
+};
+
+struct srd_peer {
+	struct srd_engine *eng;
+	void *os;
+	struct srd_peer *next;		/* eng->peers */
+	enum srd_peer_state state;
+
+	/* epochs */
+	uint32_t remote_epoch;		/* valid when ESTABLISHED */
+	uint32_t retired[SRD_RETIRED_EPOCHS];
+	uint32_t retired_next;
+	uint64_t hello_due_us;		/* PROBING with work: next HELLO */
+	uint32_t hello_tries;
+	uint64_t last_unsolicited_hello_us;
+	bool unsolicited_hello_sent;
+
+	/* timing */
+	struct srd_rtt rtt;
+	uint32_t rto_backoff;		/* RTO expiries since the last ACK progress */
+	struct srd_cc cc;
+
+	/* sender: packets */
+	struct srd_tx_pkt *ring;	/* tx_window_pkts */
+	uint32_t snd_nxt;		/* next PSN */
+	uint32_t snd_una;		/* lowest PSN maybe in flight */
+	uint32_t inflight;
+	bool largest_acked_valid;
+	uint32_t largest_acked;
+	uint64_t loss_deadline_us;
+	struct srd_retx *retx;		/* tx_window_pkts */
+	uint32_t retx_head, retx_tail;
+
+	/* sender: messages */
+	struct srd_tx_msg **tx_slots;	/* msg_window, by msg_id */
+	uint32_t msg_base;		/* oldest unfinished message id */
+	uint32_t msg_next;		/* next message id */
+	uint32_t msg_rr;		/* round-robin cursor */
+	struct srd_tx_msg *pending_head, *pending_tail;
+	uint32_t pending_count;
+
+	/* receiver */
+	struct srd_rcv_window rcv;
+	uint64_t rcv_largest_us;	/* when rcv.largest arrived */
+	uint32_t ack_pending;		/* accepted packets not yet ACKed */
+	uint64_t ack_due_us;
+	struct srd_rx_slot *rx_slots;	/* msg_window, by msg_id */
+	bool rx_base_valid;
+	uint32_t rx_msg_base;
+
+	/* paths */
+	struct srd_path *paths;		/* n_paths */
+	uint32_t path_rr;		/* DATA round-robin cursor */
+	uint32_t ack_rr;		/* ACK/NAK/HELLO rotation */
+
+	uint64_t deadline_us;		/* last given to ops->timer_set */
+};
+
+static inline uint64_t srd_now(const struct srd_peer *peer)
+{
+	return peer->eng->ops->now_us(peer->eng->os);
+}
+
+/* peer.c */
+void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
+bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
+void srd_peer_update_deadline(struct srd_peer *peer);
+void srd_peer_transmit(struct srd_peer *peer, uint32_t path,
+		       const uint8_t *hdr, uint32_t hdr_len, void *cookie,
+		       uint32_t off, uint32_t len);
+
+/* tx.c */
+void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
+void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us);
+void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us);
+void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us);
+void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
+		     bool include_pending);
+void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
+		     enum srd_comp_status st);
+void srd_tx_reset_packets(struct srd_peer *peer);
+uint64_t srd_tx_deadline(const struct srd_peer *peer, uint64_t now_us);
+
+/* rx.c */
+void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);
+void srd_rx_reset(struct srd_peer *peer);
+
+#endif /* SRD_INTERNAL_H */

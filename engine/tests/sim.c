@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: the simulator's OS layer and network (see sim.h).
+ *
+ * Events (packet at switch, packet delivered, message posted, restart,
+ * receive refill) live in one binary heap ordered by (time, sequence);
+ * peer timers in a second heap with lazy invalidation.  Nothing depends
+ * on wall time or addresses, so a seed replays exactly.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../srd_engine.h"
+#include "sim.h"
+
+/* --- deterministic randomness ---------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rnd_below(uint64_t *s, uint32_t n)
+{
+	return n ? (uint32_t)(splitmix(s) % n) : 0;
+}
+
+/* --- structures ------------------------------------------------------ */
+
+enum ev_type { EV_SWITCH, EV_DELIVER, EV_POST, EV_RESTART, EV_REFILL };
+
+struct event {
+	uint64_t t_ns, seq;
+	enum ev_type type;
+	int src, dst;
+	uint32_t path, len;
+	uint8_t *data;
+	uint32_t msg;
+};
+
+struct timer_ev {
+	uint64_t t_ns, seq;
+	int node, remote;
+	uint64_t gen;
+};
+
+struct sim;
+
+struct sim_peer {
+	struct sim *s;
+	int node, remote;
+	struct srd_peer *peer;
+	uint64_t gen;		/* bumped when the timer is re-set or the peer replaced */
+};
+
+struct sim_qp {
+	int credits;		/* -1: unlimited */
+};
+
+struct sim_node {
+	struct sim *s;
+	int id;
+	struct srd_engine *eng;
+	struct sim_peer *peers;	/* by remote node */
+	struct sim_qp *qps;
+	size_t live_bytes, peak_bytes;
+	long live_allocs;
+	uint64_t link_free_ns;	/* downlink */
+	uint64_t queued_bytes_hint;
+	int incarnation;
+	struct srd_counters ctr_sum;	/* of dead incarnations */
+};
+
+enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE };
+
+struct msg_rec {
+	int src, dst, src_qp, dst_qp;
+	uint32_t len;
+	uint8_t rnr_retry;
+	enum expect expect;
+	int src_incarnation;
+	bool posted, done;
+	enum srd_comp_status status;
+	int delivered;
+	uint64_t done_us;
+};
+
+struct rx_handle {
+	uint32_t msg;
+	uint32_t len;
+	uint8_t *buf;
+	int node, src;
+};
+
+struct sim {
+	const struct sim_params *p;
+	struct sim_result *r;
+	uint64_t rng;
+	uint64_t now_ns, seq;
+	struct event *heap;
+	size_t heap_len, heap_cap;
+	struct timer_ev *theap;
+	size_t theap_len, theap_cap;
+	struct sim_node *nodes;
+	struct msg_rec *msgs;
+	uint32_t nmsgs;
+	struct srd_config cfg;
+	int failed;
+};
+
+static void fail(struct sim *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->r->why, sizeof(s->r->why), fmt, ap);
+	va_end(ap);
+}
+
+/* --- heaps ----------------------------------------------------------- */
+
+static bool ev_before(const struct event *a, const struct event *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static void ev_push(struct sim *s, struct event e)
+{
+	size_t i;
+
+	e.seq = s->seq++;
+	if (s->heap_len == s->heap_cap) {
+		s->heap_cap = s->heap_cap ? s->heap_cap * 2 : 1024;
+		s->heap = realloc(s->heap, s->heap_cap * sizeof(*s->heap));
+	}
+	i = s->heap_len++;
+	while (i && ev_before(&e, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = e;
+}
+
+static struct event ev_pop(struct sim *s)
+{
+	struct event top = s->heap[0], last = s->heap[--s->heap_len];
+	size_t i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->heap_len)
+			break;
+		if (c + 1 < s->heap_len && ev_before(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_before(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->heap_len)
+		s->heap[i] = last;
+	return top;
+}
+
+static bool t_before(const struct timer_ev *a, const struct timer_ev *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static void t_push(struct sim *s, struct timer_ev e)
+{
+	size_t i;
+
+	e.seq = s->seq++;
+	if (s->theap_len == s->theap_cap) {
+		s->theap_cap = s->theap_cap ? s->theap_cap * 2 : 1024;
+		s->theap = realloc(s->theap, s->theap_cap * sizeof(*s->theap));
+	}
+	i = s->theap_len++;
+	while (i && t_before(&e, &s->theap[(i - 1) / 2])) {
+		s->theap[i] = s->theap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->theap[i] = e;
+}
+
+static struct timer_ev t_pop(struct sim *s)
+{
+	struct timer_ev top = s->theap[0], last = s->theap[--s->theap_len];
+	size_t i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->theap_len)
+			break;
+		if (c + 1 < s->theap_len && t_before(&s->theap[c + 1], &s->theap[c]))
+			c++;
+		if (!t_before(&s->theap[c], &last))
+			break;
+		s->theap[i] = s->theap[c];
+		i = c;
+	}
+	if (s->theap_len)
+		s->theap[i] = last;
+	return top;
+}
+
+/* --- payload pattern ------------------------------------------------- */
+
+static uint8_t pat(uint32_t msg, uint32_t i)
+{
+	uint32_t x = msg * 2654435761u ^ (i >> 2) * 40503u;
+
+	return (uint8_t)(x >> ((i & 3) * 8));
+}
+
+/* --- srd_ops --------------------------------------------------------- */
+
+static uint64_t o_now(void *os)
+{
+	return ((struct sim_node *)os)->s->now_ns / 1000;
+}
+
+static uint32_t o_rand(void *os)
+{
+	return (uint32_t)splitmix(&((struct sim_node *)os)->s->rng);
+}
+
+static void *o_alloc(void *os, size_t n)
+{
+	struct sim_node *nd = os;
+
+	nd->live_bytes += n;
+	nd->live_allocs++;
+	if (nd->live_bytes > nd->peak_bytes)
+		nd->peak_bytes = nd->live_bytes;
+	return calloc(1, n);
+}
+
+static void o_free(void *os, void *p, size_t n)
+{
+	struct sim_node *nd = os;
+
+	if (nd->live_bytes < n || nd->live_allocs <= 0)
+		fail(nd->s, "node %d: free of %zu bytes with %zu live", nd->id, n,
+		     nd->live_bytes);
+	nd->live_bytes -= n;
+	nd->live_allocs--;
+	free(p);
+}
+
+static void o_timer(void *os, void *peer_os, uint64_t d)
+{
+	struct sim_peer *sp = peer_os;
+	struct sim *s = ((struct sim_node *)os)->s;
+	struct timer_ev t = { .node = sp->node, .remote = sp->remote };
+
+	t.gen = ++sp->gen;
+	if (d == SRD_NO_DEADLINE)
+		return;
+	t.t_ns = d * 1000;
+	if (t.t_ns < s->now_ns)
+		t.t_ns = s->now_ns;
+	t_push(s, t);
+}
+
+static bool path_down(struct sim *s, int a, int b, uint32_t path)
+{
+	const struct sim_params *p = s->p;
+	uint64_t now_us = s->now_ns / 1000;
+
+	if ((int)path < p->blackhole_paths)
+		return true;
+	if (p->outage_len_us && ((a == p->outage_a && b == p->outage_b) ||
+				 (a == p->outage_b && b == p->outage_a)) &&
+	    now_us >= p->outage_from_us &&
+	    now_us < (uint64_t)p->outage_from_us + p->outage_len_us)
+		return true;
+	return false;
+}
+
+static uint32_t path_delay_us(struct sim *s, int a, int b, uint32_t path)
+{
+	const struct sim_params *p = s->p;
+	uint64_t h = s->p->seed ^ ((uint64_t)a << 40) ^ ((uint64_t)b << 20) ^ path;
+
+	return p->delay_min_us + (uint32_t)(splitmix(&h) %
+					    (p->delay_max_us - p->delay_min_us + 1));
+}
+
+static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
+{
+	struct sim_node *nd = os;
+	struct sim_peer *sp = peer_os;
+	struct sim *s = nd->s;
+	const struct sim_params *p = s->p;
+	struct event e = { .type = EV_SWITCH, .src = nd->id, .dst = sp->remote };
+	uint32_t msg = 0, i, copies = 1, c;
+
+	s->r->pkts_sent++;
+	if (d->msg_cookie)
+		msg = (uint32_t)(uintptr_t)d->msg_cookie - 1;
+	if (d->payload_len && (msg >= s->nmsgs ||
+			       d->payload_off + d->payload_len > s->msgs[msg].len)) {
+		fail(s, "transmit outside message %u: off %u len %u", msg,
+		     d->payload_off, d->payload_len);
+		return -1;
+	}
+	if (d->path >= (uint32_t)p->n_paths) {
+		fail(s, "transmit on path %u of %d", d->path, p->n_paths);
+		return -1;
+	}
+	if (path_down(s, nd->id, sp->remote, d->path) ||
+	    rnd_below(&s->rng, 1000) < (uint32_t)p->loss_permille) {
+		s->r->pkts_dropped_net++;
+		return 0;
+	}
+	if (rnd_below(&s->rng, 1000) < (uint32_t)p->dup_permille) {
+		copies = 2;
+		s->r->pkts_duped++;
+	}
+	for (c = 0; c < copies; c++) {
+		e.path = d->path;
+		e.len = d->hdr_len + d->payload_len;
+		e.data = malloc(e.len);
+		memcpy(e.data, d->hdr, d->hdr_len);
+		for (i = 0; i < d->payload_len; i++)
+			e.data[d->hdr_len + i] = pat(msg, d->payload_off + i);
+		e.t_ns = s->now_ns + 1000ull * (path_delay_us(s, nd->id, sp->remote, d->path) +
+					       rnd_below(&s->rng, p->jitter_us + 1));
+		ev_push(s, e);
+	}
+	return 0;
+}
+
+static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
+				      const struct srd_rx_msg_info *info,
+				      void **handle)
+{
+	struct sim_node *nd = os;
+	struct sim_peer *sp = peer_os;
+	struct sim *s = nd->s;
+	struct rx_handle *h;
+	struct sim_qp *qp;
+	struct msg_rec *m;
+
+	if (info->dst_qpn < 1 || info->dst_qpn > (uint32_t)s->p->qps)
+		return SRD_RX_BAD_QPN;
+	if (info->qkey != 0x1000 + info->dst_qpn)
+		return SRD_RX_BAD_QKEY;
+	qp = &nd->qps[info->dst_qpn - 1];
+	if (qp->credits == 0)
+		return SRD_RX_RNR;
+	if (!info->has_imm || info->imm_data >= s->nmsgs) {
+		fail(s, "message without a valid imm %u", info->imm_data);
+		return SRD_RX_QP_ERROR;
+	}
+	m = &s->msgs[info->imm_data];
+	if (m->src != sp->remote || m->dst != nd->id || m->len != info->msg_len ||
+	    (uint32_t)m->src_qp + 1 != info->src_qpn) {
+		fail(s, "msg %u arrived from %d at %d len %u, sent %d->%d len %u",
+		     info->imm_data, sp->remote, nd->id, info->msg_len, m->src, m->dst,
+		     m->len);
+		return SRD_RX_QP_ERROR;
+	}
+	if (qp->credits > 0)
+		qp->credits--;
+	h = calloc(1, sizeof(*h));
+	h->msg = info->imm_data;
+	h->len = info->msg_len;
+	h->buf = malloc(info->msg_len + 1);
+	h->node = nd->id;
+	h->src = sp->remote;
+	*handle = h;
+	return SRD_RX_ACCEPT;
+}
+
+static void o_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
+		      uint32_t len)
+{
+	struct rx_handle *h = handle;
+
+	if ((uint64_t)off + len > h->len) {
+		fail(((struct sim_node *)os)->s, "rx_data outside msg %u", h->msg);
+		return;
+	}
+	memcpy(h->buf + off, d, len);
+}
+
+static void o_rx_done(void *os, void *handle)
+{
+	struct sim *s = ((struct sim_node *)os)->s;
+	struct rx_handle *h = handle;
+	struct msg_rec *m = &s->msgs[h->msg];
+	uint32_t i;
+
+	for (i = 0; i < h->len; i++) {
+		if (h->buf[i] != pat(h->msg, i)) {
+			fail(s, "msg %u corrupt at byte %u", h->msg, i);
+			break;
+		}
+	}
+	if (++m->delivered > 1)
+		fail(s, "msg %u delivered %d times", h->msg, m->delivered);
+	s->r->delivered++;
+	s->r->bytes_delivered += h->len;
+	free(h->buf);
+	free(h);
+}
+
+static void o_rx_abort(void *os, void *handle)
+{
+	struct rx_handle *h = handle;
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
+
+	/* The receive goes back to its QP, as the kernel would re-post it. */
+	if (s->msgs[h->msg].dst_qp >= 0 && nd->qps[s->msgs[h->msg].dst_qp].credits >= 0)
+		nd->qps[s->msgs[h->msg].dst_qp].credits++;
+	free(h->buf);
+	free(h);
+}
+
+static void o_send_done(void *os, void *cookie, enum srd_comp_status st)
+{
+	struct sim *s = ((struct sim_node *)os)->s;
+	uint32_t idx = (uint32_t)(uintptr_t)cookie - 1;
+	struct msg_rec *m;
+
+	if (idx >= s->nmsgs) {
+		fail(s, "completion for unknown cookie");
+		return;
+	}
+	m = &s->msgs[idx];
+	if (m->done) {
+		fail(s, "msg %u completed twice (%s, then %s)", idx,
+		     srd_comp_status_name(m->status), srd_comp_status_name(st));
+		return;
+	}
+	m->done = true;
+	m->status = st;
+	m->done_us = s->now_ns / 1000;
+	if (st == SRD_COMP_OK) {
+		s->r->ok_sends++;
+		if (m->done_us > s->r->last_ok_completion_us)
+			s->r->last_ok_completion_us = m->done_us;
+		if (m->delivered != 1)
+			fail(s, "msg %u completed OK but delivered %d times", idx,
+			     m->delivered);
+	} else {
+		s->r->failed_sends++;
+	}
+}
+
+static const struct srd_ops sim_ops = {
+	.now_us = o_now, .random_u32 = o_rand, .alloc = o_alloc, .free = o_free,
+	.timer_set = o_timer, .transmit = o_tx, .rx_begin = o_rx_begin,
+	.rx_data = o_rx_data, .rx_done = o_rx_done, .rx_abort = o_rx_abort,
+	.send_done = o_send_done,
+};
+
+/* --- nodes ----------------------------------------------------------- */
+
+static void node_up(struct sim *s, struct sim_node *nd)
+{
+	int j;
+
+	nd->eng = srd_engine_create(&s->cfg, &sim_ops, nd);
+	if (!nd->eng) {
+		fail(s, "engine_create failed");
+		return;
+	}
+	for (j = 0; j < s->p->nodes; j++) {
+		if (j == nd->id)
+			continue;
+		nd->peers[j].gen++;
+		nd->peers[j].peer = srd_peer_create(nd->eng, &nd->peers[j]);
+	}
+}
+
+static void add_counters(struct srd_counters *sum, const struct srd_counters *c)
+{
+	const uint64_t *a = (const uint64_t *)c;
+	uint64_t *b = (uint64_t *)sum;
+	size_t i;
+
+	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		b[i] += a[i];
+}
+
+static void node_down(struct sim *s, struct sim_node *nd)
+{
+	int j;
+
+	if (!nd->eng)
+		return;
+	add_counters(&nd->ctr_sum, srd_engine_counters(nd->eng));
+	srd_engine_destroy(nd->eng);
+	nd->eng = NULL;
+	for (j = 0; j < s->p->nodes; j++) {
+		nd->peers[j].peer = NULL;
+		nd->peers[j].gen++;
+	}
+	if (nd->live_allocs || nd->live_bytes)
+		fail(s, "node %d: %ld allocations (%zu bytes) left after destroy",
+		     nd->id, nd->live_allocs, nd->live_bytes);
+}
+
+/* --- workload -------------------------------------------------------- */
+
+static void make_workload(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	uint32_t i = 0, n = 0;
+	int a, k;
+
+	for (a = 0; a < p->nodes; a++)
+		if (p->incast_to < 0 || a != p->incast_to)
+			n += p->msgs_per_node;
+	s->msgs = calloc(n, sizeof(*s->msgs));
+	s->nmsgs = n;
+	for (a = 0; a < p->nodes; a++) {
+		if (p->incast_to >= 0 && a == p->incast_to)
+			continue;
+		for (k = 0; k < p->msgs_per_node; k++, i++) {
+			struct msg_rec *m = &s->msgs[i];
+			struct event e = { .type = EV_POST, .msg = i };
+			uint32_t roll = rnd_below(&s->rng, 1000);
+
+			m->src = a;
+			do
+				m->dst = p->incast_to >= 0 ? p->incast_to :
+					 (int)rnd_below(&s->rng, p->nodes);
+			while (m->dst == a);
+			m->src_qp = (int)rnd_below(&s->rng, p->qps);
+			m->dst_qp = (int)rnd_below(&s->rng, p->qps);
+			if ((int)rnd_below(&s->rng, 100) < p->big_pct)
+				m->len = p->max_msg_bytes - rnd_below(&s->rng, p->max_msg_bytes / 8);
+			else
+				m->len = rnd_below(&s->rng, 3 * p->seg_bytes);
+			m->rnr_retry = 7;
+			m->expect = EXP_OK;
+			if (roll < (uint32_t)p->bad_dst_permille) {
+				m->expect = EXP_BAD_QPN;
+			} else if (roll < (uint32_t)(p->bad_dst_permille + p->bad_qkey_permille)) {
+				m->expect = EXP_BAD_QKEY;
+			} else if (m->dst_qp == p->rnr_qp) {
+				m->rnr_retry = (uint8_t)rnd_below(&s->rng, 8);
+				m->expect = EXP_RNR_MAYBE;
+			}
+			e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
+			ev_push(s, e);
+		}
+	}
+	s->r->msgs = n;
+}
+
+static void post(struct sim *s, uint32_t idx)
+{
+	struct msg_rec *m = &s->msgs[idx];
+	struct sim_node *nd = &s->nodes[m->src];
+	struct srd_send_req req = {
+		.cookie = (void *)(uintptr_t)(idx + 1), .src_qpn = m->src_qp + 1,
+		.dst_qpn = m->dst_qp + 1, .qkey = 0x1000 + m->dst_qp + 1,
+		.imm_data = idx, .has_imm = true, .len = m->len,
+		.rnr_retry = m->rnr_retry,
+	};
+	int rc;
+
+	if (m->expect == EXP_BAD_QPN)
+		req.dst_qpn = s->p->qps + 7;
+	if (m->expect == EXP_BAD_QKEY)
+		req.qkey ^= 0x5a5a;
+	m->posted = true;
+	m->src_incarnation = nd->incarnation;
+	rc = srd_send_msg(nd->peers[m->dst].peer, &req);
+	if (rc)
+		fail(s, "post of msg %u failed: %d", idx, rc);
+}
+
+/* --- the run --------------------------------------------------------- */
+
+static void deliver(struct sim *s, struct event *e)
+{
+	struct sim_node *nd = &s->nodes[e->dst];
+	const struct sim_params *p = s->p;
+	uint64_t ser_ns, start;
+
+	if (e->type == EV_SWITCH) {
+		/* The destination's downlink: FIFO, finite rate, drop-tail. */
+		ser_ns = p->link_bytes_per_us ?
+			 (uint64_t)(e->len + 60) * 1000 / p->link_bytes_per_us : 0;
+		start = nd->link_free_ns > s->now_ns ? nd->link_free_ns : s->now_ns;
+		if (p->link_bytes_per_us &&
+		    (start - s->now_ns) * p->link_bytes_per_us / 1000 > p->buffer_bytes) {
+			s->r->pkts_dropped_queue++;
+			free(e->data);
+			return;
+		}
+		if (p->link_bytes_per_us &&
+		    (start - s->now_ns) * p->link_bytes_per_us / 1000 > s->r->max_queue_bytes)
+			s->r->max_queue_bytes = (start - s->now_ns) * p->link_bytes_per_us / 1000;
+		nd->link_free_ns = start + ser_ns;
+		e->type = EV_DELIVER;
+		e->t_ns = start + ser_ns;
+		ev_push(s, *e);
+		return;
+	}
+	if (nd->eng && nd->peers[e->src].peer)
+		srd_peer_on_packet(nd->peers[e->src].peer, e->data, e->len);
+	free(e->data);
+}
+
+static void check_outcomes(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	uint32_t i;
+
+	for (i = 0; i < s->nmsgs && !s->failed; i++) {
+		struct msg_rec *m = &s->msgs[i];
+		bool restart_involved = p->restart_node >= 0 &&
+			(m->src == p->restart_node || m->dst == p->restart_node);
+		bool outage_involved = p->outage_len_us &&
+			((m->src == p->outage_a && m->dst == p->outage_b) ||
+			 (m->src == p->outage_b && m->dst == p->outage_a));
+		bool ok;
+
+		if (!m->done) {
+			fail(s, "msg %u (%d->%d, %u bytes) never completed", i, m->src,
+			     m->dst, m->len);
+			break;
+		}
+		if (m->delivered > 1)
+			fail(s, "msg %u delivered %d times", i, m->delivered);
+		switch (m->expect) {
+		case EXP_OK:
+			ok = m->status == SRD_COMP_OK;
+			break;
+		case EXP_BAD_QPN:
+			ok = m->status == SRD_COMP_BAD_DEST_QPN;
+			break;
+		case EXP_BAD_QKEY:
+			ok = m->status == SRD_COMP_BAD_QKEY;
+			break;
+		default:
+			ok = m->status == SRD_COMP_OK ||
+			     (m->status == SRD_COMP_RNR_RETRY_EXC && m->rnr_retry < 7);
+			break;
+		}
+		if (!ok && restart_involved)
+			ok = m->status == SRD_COMP_PEER_RESTARTED ||
+			     m->status == SRD_COMP_FLUSHED ||
+			     m->status == SRD_COMP_UNRESP_REMOTE;
+		if (!ok && outage_involved)
+			ok = m->status == SRD_COMP_UNRESP_REMOTE;
+		if (!ok)
+			fail(s, "msg %u (%d->%d qp %d->%d, %u bytes, expect %d) completed %s",
+			     i, m->src, m->dst, m->src_qp, m->dst_qp, m->len, m->expect,
+			     srd_comp_status_name(m->status));
+		if (m->status != SRD_COMP_OK && m->expect != EXP_OK)
+			s->r->expected_fail++;
+	}
+}
+
+void sim_default_params(struct sim_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "basic";
+	p->seed = 1;
+	p->nodes = 4;
+	p->qps = 4;
+	p->n_paths = 16;
+	p->seg_bytes = 4096;
+	p->msgs_per_node = 200;
+	p->max_msg_bytes = 256 * 1024;
+	p->big_pct = 5;
+	p->post_window_us = 20000;
+	p->delay_min_us = 5;
+	p->delay_max_us = 40;
+	p->jitter_us = 10;
+	p->restart_node = -1;
+	p->rnr_qp = -1;
+	p->incast_to = -1;
+	p->link_bytes_per_us = 1250;	/* 10 Gb/s */
+	p->buffer_bytes = 1 << 20;
+	p->time_limit_us = 60ull * 1000 * 1000;
+}
+
+void sim_run(const struct sim_params *p, struct sim_result *r)
+{
+	uint64_t same_time_fires = 0;
+	struct sim s;
+	int a, q;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.r = r;
+	s.rng = p->seed;
+	srd_config_default(&s.cfg);
+	s.cfg.n_paths = p->n_paths;
+	s.cfg.seg_bytes = p->seg_bytes;
+	s.cfg.max_msg_bytes = p->max_msg_bytes > s.cfg.max_msg_bytes ?
+			      p->max_msg_bytes : s.cfg.max_msg_bytes;
+	s.cfg.max_pending_msgs = 1u << 16;
+	if (p->rto_retries_max)
+		s.cfg.rto_retries_max = p->rto_retries_max;
+
+	s.nodes = calloc(p->nodes, sizeof(*s.nodes));
+	for (a = 0; a < p->nodes; a++) {
+		struct sim_node *nd = &s.nodes[a];
+
+		nd->s = &s;
+		nd->id = a;
+		nd->peers = calloc(p->nodes, sizeof(*nd->peers));
+		nd->qps = calloc(p->qps, sizeof(*nd->qps));
+		for (q = 0; q < p->nodes; q++) {
+			nd->peers[q].s = &s;
+			nd->peers[q].node = a;
+			nd->peers[q].remote = q;
+		}
+		for (q = 0; q < p->qps; q++)
+			nd->qps[q].credits = q == p->rnr_qp ? 1 : -1;
+		node_up(&s, nd);
+	}
+	r->bound_bytes_per_node = (p->nodes - 1) * srd_peer_mem_bound_bytes(&s.cfg) + 4096;
+	make_workload(&s);
+	if (p->restart_node >= 0) {
+		struct event e = { .type = EV_RESTART, .dst = p->restart_node,
+				   .t_ns = 1000ull * p->restart_at_us };
+		ev_push(&s, e);
+	}
+	if (p->rnr_qp >= 0) {
+		struct event e = { .type = EV_REFILL, .t_ns = 1000ull * p->rnr_refill_us };
+		ev_push(&s, e);
+	}
+
+	while (!s.failed) {
+		bool timer = s.theap_len &&
+			     (!s.heap_len || s.theap[0].t_ns <= s.heap[0].t_ns);
+
+		if (!timer && !s.heap_len)
+			break;
+		if (timer) {
+			struct timer_ev t = t_pop(&s);
+			struct sim_peer *sp = &s.nodes[t.node].peers[t.remote];
+
+			if (t.gen != sp->gen || !sp->peer)
+				continue;
+			if (t.t_ns == s.now_ns && ++same_time_fires > 100000) {
+				fail(&s, "timer storm at %llu us (node %d peer %d)",
+				     (unsigned long long)(s.now_ns / 1000), t.node, t.remote);
+				break;
+			}
+			if (t.t_ns != s.now_ns)
+				same_time_fires = 0;
+			s.now_ns = t.t_ns;
+			srd_peer_on_timer(sp->peer);
+		} else {
+			struct event e = ev_pop(&s);
+			bool more = false;
+			uint32_t i;
+
+			s.now_ns = e.t_ns;
+			switch (e.type) {
+			case EV_SWITCH:
+			case EV_DELIVER:
+				deliver(&s, &e);
+				break;
+			case EV_POST:
+				post(&s, e.msg);
+				break;
+			case EV_RESTART:
+				node_down(&s, &s.nodes[e.dst]);
+				s.nodes[e.dst].incarnation++;
+				node_up(&s, &s.nodes[e.dst]);
+				break;
+			case EV_REFILL:
+				for (a = 0; a < p->nodes; a++)
+					if (s.nodes[a].qps[p->rnr_qp].credits < 4)
+						s.nodes[a].qps[p->rnr_qp].credits++;
+				for (i = 0; i < s.nmsgs && !more; i++)
+					more = !s.msgs[i].done;
+				if (more) {
+					e.t_ns += 1000ull * p->rnr_refill_us;
+					ev_push(&s, e);
+				}
+				break;
+			}
+		}
+		r->events++;
+		if (s.now_ns / 1000 > p->time_limit_us) {
+			fail(&s, "time limit %llu us reached",
+			     (unsigned long long)p->time_limit_us);
+			break;
+		}
+	}
+	r->sim_time_us = s.now_ns / 1000;
+	if (!s.failed)
+		check_outcomes(&s);
+	for (a = 0; a < p->nodes; a++) {
+		struct sim_node *nd = &s.nodes[a];
+
+		if (nd->peak_bytes > r->peak_bytes_per_node)
+			r->peak_bytes_per_node = nd->peak_bytes;
+		node_down(&s, nd);
+		r->retransmits += nd->ctr_sum.retransmits;
+		r->rto_expired += nd->ctr_sum.rto_expired;
+		r->fast_retransmits += nd->ctr_sum.fast_retransmits;
+		r->duplicates += nd->ctr_sum.duplicates;
+		r->rnr_naks += nd->ctr_sum.rnr_naks_sent;
+		r->peer_restarts += nd->ctr_sum.peer_restarts;
+		r->path_switches += nd->ctr_sum.path_switches;
+		r->path_recoveries += nd->ctr_sum.path_recoveries;
+		r->stale_drops += nd->ctr_sum.rx_drop_stale_epoch;
+		free(nd->peers);
+		free(nd->qps);
+	}
+	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
+		fail(&s, "peak %zu bytes per node above the bound %zu",
+		     r->peak_bytes_per_node, r->bound_bytes_per_node);
+	while (s.heap_len) {
+		struct event e = ev_pop(&s);
+
+		if (e.type == EV_SWITCH || e.type == EV_DELIVER)
+			free(e.data);
+	}
+	free(s.heap);
+	free(s.theap);
+	free(s.nodes);
+	free(s.msgs);
+	r->ok = !s.failed;
+}

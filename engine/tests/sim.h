@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softsrd engine: a deterministic, seeded network simulator.  Nodes are
+ * engines (one per simulated device) joined in a full mesh of peers;
+ * every (source, destination, path) has its own delay, jitter (hence
+ * reordering), loss and duplication, and may be black-holed for a time;
+ * every destination has a downlink of finite rate with a drop-tail
+ * buffer, so congestion and incast are real.  Time, randomness and
+ * allocation go through struct srd_ops; the same seed gives the same run.
+ */
+#ifndef SRD_SIM_H
+#define SRD_SIM_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct sim_params {
+	const char *name;
+	uint64_t seed;
+	int nodes;
+	int qps;			/* per node */
+	int n_paths;
+	int seg_bytes;
+	int msgs_per_node;		/* posted by each sending node */
+	uint32_t max_msg_bytes;		/* sizes: mostly small, some up to this */
+	int big_pct;			/* % of messages near max_msg_bytes */
+	uint32_t post_window_us;	/* posts spread over this */
+	int loss_permille, dup_permille;
+	uint32_t delay_min_us, delay_max_us, jitter_us;
+	int blackhole_paths;		/* paths 0..k-1 of every pair: lost for good */
+	int outage_a, outage_b;		/* all paths a<->b down ... */
+	uint32_t outage_from_us, outage_len_us;
+	int restart_node;		/* -1: none */
+	uint32_t restart_at_us;
+	int bad_dst_permille;		/* sends to a QPN that does not exist */
+	int bad_qkey_permille;
+	int rnr_qp;			/* this QP index has few receives; -1 none */
+	uint32_t rnr_refill_us;
+	int incast_to;			/* >= 0: every other node sends only to it */
+	uint32_t link_bytes_per_us;	/* each destination's downlink */
+	uint32_t buffer_bytes;		/* its drop-tail buffer */
+	uint32_t rto_retries_max;	/* 0: engine default */
+	uint64_t time_limit_us;
+	bool quiet;
+};
+
+struct sim_result {
+	bool ok;
+	char why[512];
+	uint64_t msgs, delivered, ok_sends, failed_sends, expected_fail;
+	uint64_t sim_time_us, events;
+	uint64_t pkts_sent, pkts_dropped_net, pkts_dropped_queue, pkts_duped;
+	uint64_t retransmits, rto_expired, fast_retransmits, duplicates;
+	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
+	uint64_t stale_drops;
+	uint64_t bytes_delivered;
+	uint64_t last_ok_completion_us;
+	size_t peak_bytes_per_node, bound_bytes_per_node;
+	uint64_t max_queue_bytes;
+};
+
+void sim_default_params(struct sim_params *p);
+void sim_run(const struct sim_params *p, struct sim_result *r);
+
+#endif /* SRD_SIM_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: simulator scenarios, TAP output.
+ *
+ *   sim                              every scenario, default seeds
+ *   sim --scenario NAME --seed N     one run (replays a failure exactly)
+ *   sim --seeds K --scale S          K seeds per scenario, S x the messages
+ *   sim --list
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+struct scenario {
+	const char *name;
+	const char *what;
+	void (*setup)(struct sim_params *p);
+	bool (*extra_check)(const struct sim_params *p, const struct sim_result *r,
+			    char *why, size_t n);
+};
+
+static void sc_basic(struct sim_params *p)
+{
+	p->nodes = 4;
+	p->qps = 4;
+}
+
+static void sc_lossy(struct sim_params *p)
+{
+	p->nodes = 6;
+	p->qps = 3;
+	p->loss_permille = 20;
+	p->dup_permille = 10;
+	p->jitter_us = 40;
+	p->blackhole_paths = 1;
+	p->bad_dst_permille = 10;
+	p->bad_qkey_permille = 10;
+	p->rnr_qp = 2;
+	p->rnr_refill_us = 300;
+}
+
+static void sc_blackhole(struct sim_params *p)
+{
+	p->nodes = 3;
+	p->n_paths = 8;
+	p->blackhole_paths = 3;		/* 3 of 8 paths lost for good */
+	p->msgs_per_node = 300;
+}
+
+static void sc_restart(struct sim_params *p)
+{
+	p->nodes = 5;
+	p->loss_permille = 10;
+	p->restart_node = 2;
+	p->restart_at_us = 8000;
+}
+
+static void sc_outage_within_budget(struct sim_params *p)
+{
+	p->nodes = 3;
+	p->outage_a = 0;
+	p->outage_b = 1;
+	p->outage_from_us = 5000;
+	p->outage_len_us = 100000;	/* 0.1 s: inside the ~1.3 s budget */
+}
+
+static void sc_outage_beyond_budget(struct sim_params *p)
+{
+	p->nodes = 3;
+	p->outage_a = 0;
+	p->outage_b = 1;
+	p->outage_from_us = 5000;
+	p->outage_len_us = 3000000;	/* 3 s */
+	p->post_window_us = 6000000;	/* posts before, during and after */
+	p->msgs_per_node = 100;
+	p->rto_retries_max = 8;
+}
+
+static void sc_incast(struct sim_params *p)
+{
+	p->nodes = 9;
+	p->qps = 2;
+	p->incast_to = 0;
+	p->msgs_per_node = 24;
+	p->max_msg_bytes = 256 * 1024;
+	p->big_pct = 100;
+	p->post_window_us = 100;
+	p->buffer_bytes = 256 * 1024;
+	p->jitter_us = 2;
+}
+
+static void sc_big_64_paths(struct sim_params *p)
+{
+	p->nodes = 3;
+	p->n_paths = 64;
+	p->seg_bytes = 1024;
+	p->max_msg_bytes = 1u << 20;
+	p->big_pct = 30;
+	p->msgs_per_node = 40;
+	p->loss_permille = 5;
+	p->jitter_us = 60;
+}
+
+static bool check_incast(const struct sim_params *p, const struct sim_result *r,
+			 char *why, size_t n)
+{
+	/* Without collapse: goodput at the receiver at least half the
+	 * downlink, and queue drops a small share of what was sent. */
+	uint64_t ideal_us = r->bytes_delivered / p->link_bytes_per_us;
+	uint64_t took = r->last_ok_completion_us;
+
+	if (r->ok_sends != r->msgs) {
+		snprintf(why, n, "incast: %llu of %llu OK", (unsigned long long)r->ok_sends,
+			 (unsigned long long)r->msgs);
+		return false;
+	}
+	if (took > 2 * ideal_us + 2000) {
+		snprintf(why, n, "incast collapsed: %llu us for %llu bytes (ideal %llu us)",
+			 (unsigned long long)took, (unsigned long long)r->bytes_delivered,
+			 (unsigned long long)ideal_us);
+		return false;
+	}
+	if (r->pkts_dropped_queue * 20 > r->pkts_sent) {
+		snprintf(why, n, "incast: %llu of %llu packets dropped at the queue",
+			 (unsigned long long)r->pkts_dropped_queue,
+			 (unsigned long long)r->pkts_sent);
+		return false;
+	}
+	return true;
+}
+
+static bool check_outage_beyond(const struct sim_params *p, const struct sim_result *r,
+				char *why, size_t n)
+{
+	(void)p;
+	if (!r->failed_sends || !r->ok_sends) {
+		snprintf(why, n, "expected both failures (UNRESP_REMOTE) and successes, got %llu/%llu",
+			 (unsigned long long)r->failed_sends, (unsigned long long)r->ok_sends);
+		return false;
+	}
+	return true;
+}
+
+static bool check_restart(const struct sim_params *p, const struct sim_result *r,
+			  char *why, size_t n)
+{
+	(void)p;
+	if (!r->peer_restarts) {
+		snprintf(why, n, "no peer saw the restart");
+		return false;
+	}
+	return true;
+}
+
+static bool check_paths(const struct sim_params *p, const struct sim_result *r,
+			char *why, size_t n)
+{
+	(void)p;
+	if (!r->path_switches) {
+		snprintf(why, n, "black-holed paths were never avoided");
+		return false;
+	}
+	return true;
+}
+
+static const struct scenario scenarios[] = {
+	{ "basic", "4 nodes x 4 QPs, 16 paths, clean network", sc_basic, NULL },
+	{ "lossy", "6 nodes, 2% loss, 1% dup, jitter, 1 dead path, bad QPN/qkey, RNR",
+	  sc_lossy, check_paths },
+	{ "blackhole", "3 of 8 paths black-holed for good", sc_blackhole, check_paths },
+	{ "restart", "node 2 restarts mid-run, 1% loss", sc_restart, check_restart },
+	{ "outage_within_budget", "all paths 0<->1 down for 0.1 s", sc_outage_within_budget,
+	  NULL },
+	{ "outage_beyond_budget", "all paths 0<->1 down for 3 s", sc_outage_beyond_budget,
+	  check_outage_beyond },
+	{ "incast_8_to_1", "8 senders x 24 x ~240 KB into one 10 Gb/s downlink", sc_incast,
+	  check_incast },
+	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
+	  sc_big_64_paths, NULL },
+};
+
+#define NSC (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scale)
+{
+	struct sim_params p;
+	struct sim_result r;
+	char why[512] = "";
+	clock_t t0 = clock();
+	double secs;
+	bool ok;
+
+	sim_default_params(&p);
+	p.name = sc->name;
+	sc->setup(&p);
+	p.seed = seed;
+	p.msgs_per_node *= scale;
+	sim_run(&p, &r);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	ok = r.ok && (!sc->extra_check || sc->extra_check(&p, &r, why, sizeof(why)));
+	printf("# %s seed %llu: %llu msgs, %llu delivered, %llu ok, %llu failed "
+	       "(%llu expected), sim %llu us, %llu events, %.2f s\n",
+	       sc->name, (unsigned long long)seed, (unsigned long long)r.msgs,
+	       (unsigned long long)r.delivered, (unsigned long long)r.ok_sends,
+	       (unsigned long long)r.failed_sends, (unsigned long long)r.expected_fail,
+	       (unsigned long long)r.sim_time_us, (unsigned long long)r.events, secs);
+	printf("#   pkts %llu, net drops %llu, queue drops %llu (max queue %llu B), dups %llu; "
+	       "retx %llu (fast %llu, rto %llu), dup rx %llu, rnr naks %llu, "
+	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu; "
+	       "peak %zu B/node (bound %zu)\n",
+	       (unsigned long long)r.pkts_sent, (unsigned long long)r.pkts_dropped_net,
+	       (unsigned long long)r.pkts_dropped_queue,
+	       (unsigned long long)r.max_queue_bytes, (unsigned long long)r.pkts_duped,
+	       (unsigned long long)r.retransmits, (unsigned long long)r.fast_retransmits,
+	       (unsigned long long)r.rto_expired, (unsigned long long)r.duplicates,
+	       (unsigned long long)r.rnr_naks, (unsigned long long)r.path_switches,
+	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
+	       (unsigned long long)r.stale_drops, r.peak_bytes_per_node,
+	       r.bound_bytes_per_node);
+	if (!ok) {
+		printf("#   FAILED: %s\n", r.ok ? why : r.why);
+		printf("#   replay: sim --scenario %s --seed %llu --scale %d\n", sc->name,
+		       (unsigned long long)seed, scale);
+	}
+	printf("%sok %d - engine_sim_%s_seed_%llu\n", ok ? "" : "not ", tapno, sc->name,
+	       (unsigned long long)seed);
+	fflush(stdout);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	uint64_t seed = 0;
+	int seeds = 1, scale = 1, i, failed = 0, n = 0;
+	unsigned int k;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+			seeds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			scale = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--list")) {
+			for (k = 0; k < NSC; k++)
+				printf("%-24s %s\n", scenarios[k].name, scenarios[k].what);
+			return 0;
+		} else {
+			fprintf(stderr, "usage: %s [--scenario NAME] [--seed N] [--seeds K] "
+				"[--scale S] [--list]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (seeds < 1 || scale < 1)
+		return 2;
+	for (k = 0; k < NSC; k++)
+		if (!only || !strcmp(only, scenarios[k].name))
+			n += seeds;
+	if (!n) {
+		fprintf(stderr, "no scenario %s (--list)\n", only);
+		return 2;
+	}
+	printf("TAP version 13\n1..%d\n", n);
+	n = 0;
+	for (k = 0; k < NSC; k++) {
+		if (only && strcmp(only, scenarios[k].name))
+			continue;
+		for (i = 0; i < seeds; i++)
+			failed += run_one(++n, &scenarios[k],
+					  seed ? seed + i : 1000 + 7919 * k + i, scale);
+	}
+	return failed ? 1 : 0;
+}

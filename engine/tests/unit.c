@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: unit tests, one behaviour per test, TAP output.
+ * A two-engine harness (struct pair) stands in for the OS: packets are
+ * captured in a queue and delivered by the test, time moves when the
+ * test says so.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../srd_internal.h"
+
+static int failures_in_test;
+
+#define CHECK(cond, ...)                                                \
+	do {                                                            \
+		if (!(cond)) {                                          \
+			printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                            \
+			printf("\n");                                   \
+			failures_in_test++;                             \
+		}                                                       \
+	} while (0)
+
+/* --- the two-engine harness ----------------------------------------- */
+
+#define MAXQ 8192
+
+struct qpkt {
+	int to;			/* 0 or 1 */
+	uint32_t path;
+	uint32_t len;
+	uint8_t *data;
+};
+
+struct node;
+
+struct pair {
+	uint64_t now;
+	uint32_t rnd;
+	struct node *n[2];
+	struct qpkt q[MAXQ];
+	int qlen;
+	long live_allocs;
+	size_t live_bytes;
+};
+
+struct rxbuf {
+	uint8_t *data;
+	uint32_t len;
+	uint32_t imm;
+	int done, aborted;
+};
+
+struct node {
+	struct pair *pr;
+	int id;
+	struct srd_engine *eng;
+	struct srd_peer *peer;	/* to the other node */
+	uint64_t deadline;
+	int recvs_posted;	/* -1: unlimited */
+	uint32_t qpn, qkey;
+	struct rxbuf rx[64];
+	int nrx;
+	int sends_done[SRD_COMP_NR];
+	enum srd_comp_status last_status[64];
+	int ndone;
+};
+
+static uint64_t h_now(void *os)
+{
+	return ((struct node *)os)->pr->now;
+}
+
+static uint32_t h_rand(void *os)
+{
+	struct pair *pr = ((struct node *)os)->pr;
+
+	pr->rnd = pr->rnd * 1103515245u + 12345u;
+	return pr->rnd ? pr->rnd : 1;
+}
+
+static void *h_alloc(void *os, size_t n)
+{
+	struct pair *pr = ((struct node *)os)->pr;
+
+	pr->live_allocs++;
+	pr->live_bytes += n;
+	return calloc(1, n);
+}
+
+static void h_free(void *os, void *p, size_t n)
+{
+	struct pair *pr = ((struct node *)os)->pr;
+
+	pr->live_allocs--;
+	pr->live_bytes -= n;
+	free(p);
+}
+
+static void h_timer(void *os, void *peer_os, uint64_t d)
+{
+	(void)peer_os;
+	((struct node *)os)->deadline = d;
+}
+
+/* Message payload: byte i of a message with imm x is (x * 131 + i) & 0xff. */
+static uint8_t pat(uint32_t imm, uint32_t i)
+{
+	return (uint8_t)(imm * 131 + i);
+}
+
+static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
+{
+	struct node *n = os;
+	struct pair *pr = n->pr;
+	struct qpkt *q;
+	uint32_t i, imm = (uint32_t)(uintptr_t)d->msg_cookie;
+
+	(void)peer_os;
+	if (pr->qlen == MAXQ)
+		return -1;
+	q = &pr->q[pr->qlen++];
+	q->to = !n->id;
+	q->path = d->path;
+	q->len = d->hdr_len + d->payload_len;
+	q->data = malloc(q->len + 1);
+	memcpy(q->data, d->hdr, d->hdr_len);
+	for (i = 0; i < d->payload_len; i++)
+		q->data[d->hdr_len + i] = pat(imm, d->payload_off + i);
+	return 0;
+}
+
+static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
+				      const struct srd_rx_msg_info *info,
+				      void **handle)
+{
+	struct node *n = os;
+	struct rxbuf *b;
+
+	(void)peer_os;
+	if (info->dst_qpn != n->qpn)
+		return SRD_RX_BAD_QPN;
+	if (info->qkey != n->qkey)
+		return SRD_RX_BAD_QKEY;
+	if (n->recvs_posted == 0 || n->nrx == 64)
+		return SRD_RX_RNR;
+	if (n->recvs_posted > 0)
+		n->recvs_posted--;
+	b = &n->rx[n->nrx++];
+	b->data = calloc(1, info->msg_len + 1);
+	b->len = info->msg_len;
+	b->imm = info->imm_data;
+	*handle = b;
+	return SRD_RX_ACCEPT;
+}
+
+static void h_rx_data(void *os, void *h, uint32_t off, const uint8_t *d,
+		      uint32_t len)
+{
+	struct rxbuf *b = h;
+
+	(void)os;
+	memcpy(b->data + off, d, len);
+}
+
+static void h_rx_done(void *os, void *h)
+{
+	(void)os;
+	((struct rxbuf *)h)->done++;
+}
+
+static void h_rx_abort(void *os, void *h)
+{
+	(void)os;
+	((struct rxbuf *)h)->aborted++;
+}
+
+static void h_send_done(void *os, void *cookie, enum srd_comp_status st)
+{
+	struct node *n = os;
+
+	(void)cookie;
+	n->sends_done[st]++;
+	if (n->ndone < 64)
+		n->last_status[n->ndone] = st;
+	n->ndone++;
+}
+
+static const struct srd_ops h_ops = {
+	.now_us = h_now, .random_u32 = h_rand, .alloc = h_alloc,
+	.free = h_free, .timer_set = h_timer, .transmit = h_tx,
+	.rx_begin = h_rx_begin, .rx_data = h_rx_data, .rx_done = h_rx_done,
+	.rx_abort = h_rx_abort, .send_done = h_send_done,
+};
+
+static void node_start(struct pair *pr, int id, const struct srd_config *cfg)
+{
+	struct node *n = pr->n[id];
+
+	n->eng = srd_engine_create(cfg, &h_ops, n);
+	n->peer = srd_peer_create(n->eng, n);
+	n->deadline = SRD_NO_DEADLINE;
+}
+
+static void node_stop(struct pair *pr, int id)
+{
+	struct node *n = pr->n[id];
+	int i;
+
+	srd_engine_destroy(n->eng);
+	n->eng = NULL;
+	n->peer = NULL;
+	for (i = 0; i < n->nrx; i++)
+		free(n->rx[i].data);
+	n->nrx = 0;
+}
+
+static struct pair *pair_new(const struct srd_config *cfg)
+{
+	struct pair *pr = calloc(1, sizeof(*pr));
+	int i;
+
+	pr->now = 1000;
+	pr->rnd = 42;
+	for (i = 0; i < 2; i++) {
+		pr->n[i] = calloc(1, sizeof(struct node));
+		pr->n[i]->pr = pr;
+		pr->n[i]->id = i;
+		pr->n[i]->recvs_posted = -1;
+		pr->n[i]->qpn = 100 + i;
+		pr->n[i]->qkey = 0x1234;
+		node_start(pr, i, cfg);
+	}
+	return pr;
+}
+
+static void q_drop(struct pair *pr, int i)
+{
+	free(pr->q[i].data);
+	memmove(&pr->q[i], &pr->q[i + 1], sizeof(pr->q[0]) * (pr->qlen - i - 1));
+	pr->qlen--;
+}
+
+static void pair_free(struct pair *pr)
+{
+	node_stop(pr, 0);
+	node_stop(pr, 1);
+	while (pr->qlen)
+		q_drop(pr, 0);
+	free(pr->n[0]);
+	free(pr->n[1]);
+	free(pr);
+}
+
+/* Deliver queued packet i (time advances by delay_us first). */
+static void q_deliver(struct pair *pr, int i, uint64_t delay_us)
+{
+	struct qpkt q = pr->q[i];
+	struct node *n = pr->n[q.to];
+
+	pr->q[i].data = NULL;
+	memmove(&pr->q[i], &pr->q[i + 1], sizeof(pr->q[0]) * (pr->qlen - i - 1));
+	pr->qlen--;
+	pr->now += delay_us;
+	if (n->peer)
+		srd_peer_on_packet(n->peer, q.data, q.len);
+	free(q.data);
+}
+
+static void fire_timers(struct pair *pr)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (pr->n[i]->peer && pr->n[i]->deadline <= pr->now) {
+			pr->n[i]->deadline = SRD_NO_DEADLINE;	/* fired */
+			srd_peer_on_timer(pr->n[i]->peer);
+		}
+}
+
+/*
+ * Run until quiet: deliver packets in order (or reversed batches when
+ * `reverse`), with `drop(pkt)` deciding losses, firing timers by jumping
+ * time to the next deadline when the queue is empty.
+ */
+typedef bool (*drop_fn)(struct pair *pr, struct qpkt *q, void *arg);
+
+static void pair_run(struct pair *pr, uint64_t until_us, bool reverse,
+		     drop_fn drop, void *arg)
+{
+	uint64_t d;
+	int i;
+
+	while (pr->now < until_us) {
+		if (pr->qlen) {
+			i = reverse ? pr->qlen - 1 : 0;
+			if (drop && drop(pr, &pr->q[i], arg))
+				q_drop(pr, i);
+			else
+				q_deliver(pr, i, 5);
+			fire_timers(pr);
+			continue;
+		}
+		d = pr->n[0]->deadline < pr->n[1]->deadline ?
+		    pr->n[0]->deadline : pr->n[1]->deadline;
+		if (d == SRD_NO_DEADLINE || d >= until_us)
+			break;
+		if (d > pr->now)
+			pr->now = d;
+		fire_timers(pr);
+	}
+}
+
+static int send_one(struct pair *pr, int from, uint32_t len, uint32_t imm,
+		    uint8_t rnr_retry)
+{
+	struct node *n = pr->n[from], *o = pr->n[!from];
+	struct srd_send_req r = {
+		.cookie = (void *)(uintptr_t)imm, .src_qpn = n->qpn,
+		.dst_qpn = o->qpn, .qkey = o->qkey, .imm_data = imm,
+		.has_imm = true, .len = len, .rnr_retry = rnr_retry,
+	};
+
+	return srd_send_msg(n->peer, &r);
+}
+
+static bool rx_intact(const struct rxbuf *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->len; i++)
+		if (b->data[i] != pat(b->imm, i))
+			return false;
+	return true;
+}
+
+static struct srd_config small_cfg(void)
+{
+	struct srd_config c;
+
+	srd_config_default(&c);
+	c.seg_bytes = 1024;
+	c.n_paths = 4;
+	return c;
+}
+
+/* --- tests ----------------------------------------------------------- */
+
+static void test_seq_wraparound(void)
+{
+	CHECK(srd_seq_lt(0xffffffffu, 0), "0xffffffff < 0 across the wrap");
+	CHECK(srd_seq_gt(5, 0xfffffff0u), "5 > 0xfffffff0");
+	CHECK(!srd_seq_lt(7, 7) && srd_seq_le(7, 7), "equality");
+	CHECK(srd_seq_lt(0x7ffffffe, 0x7fffffff + 0u), "mid-range");
+	CHECK(srd_seq8_lt(250, 3), "attempt 250 < 3 (8-bit wrap)");
+	CHECK(!srd_seq8_lt(3, 250), "attempt 3 > 250");
+}
+
+static void test_sack_bitmap(void)
+{
+	struct srd_rcv_window w;
+	uint32_t base = 0xffffffc0u, i;
+
+	memset(&w, 0, sizeof(w));
+	CHECK(srd_rcv_record(&w, base) == SRD_RCV_NEW_IN_ORDER, "first");
+	CHECK(srd_rcv_record(&w, base + 1) == SRD_RCV_NEW_IN_ORDER, "next");
+	CHECK(srd_rcv_record(&w, base + 1) == SRD_RCV_DUPLICATE, "dup of largest");
+	CHECK(srd_rcv_record(&w, base + 100) == SRD_RCV_NEW_OUT_OF_ORDER,
+	      "jump across the 32-bit wrap");
+	CHECK(srd_rcv_has(&w, base) && srd_rcv_has(&w, base + 1), "kept after shift");
+	CHECK(!srd_rcv_has(&w, base + 50), "hole");
+	CHECK(srd_rcv_record(&w, base + 50) == SRD_RCV_NEW_OUT_OF_ORDER, "fill hole");
+	CHECK(srd_rcv_record(&w, base + 50) == SRD_RCV_DUPLICATE, "dup in bitmap");
+	/* The bitmap covers exactly 128 below the largest. */
+	CHECK(srd_rcv_record(&w, base + 100 + 128) == SRD_RCV_NEW_OUT_OF_ORDER, "far");
+	CHECK(srd_rcv_has(&w, base + 100), "largest - 128 still covered");
+	CHECK(!srd_rcv_has(&w, base + 50), "largest - 178 no longer covered");
+	CHECK(srd_rcv_record(&w, base + 99) == SRD_RCV_TOO_OLD, "below window");
+	CHECK(srd_rcv_record(&w, base + 100 + 128 + 1000) == SRD_RCV_NEW_OUT_OF_ORDER,
+	      "shift beyond the window");
+	for (i = 1; i <= 128; i++)
+		CHECK(!srd_rcv_has(&w, base + 1228 - i), "cleared after big shift: %u", i);
+	CHECK(srd_sack_covers(10, w.below, 10), "ack_psn itself");
+	CHECK(!srd_sack_covers(10, w.below, 11), "above ack_psn");
+}
+
+static void test_wire_roundtrip_and_rejects(void)
+{
+	uint8_t b[SRD_HDR_MAX_BYTES + 1024];
+	struct srd_pkt p, q;
+	uint32_t n;
+
+	memset(&p, 0, sizeof(p));
+	p.src_epoch = 0xaabbccdd;
+	p.dst_epoch = 0x11223344;
+	p.psn = 0xfffffffe;
+	p.msg_id = 9;
+	p.msg_base = 7;
+	p.dst_qpn = 0xabcdef;
+	p.src_qpn = 0x12;
+	p.qkey = 0x80000001;
+	p.imm_data = 0xdeadbeef;
+	p.msg_len = 3000;
+	p.offset = 2048;
+	p.seg_bytes = 1024;
+	p.attempt = 3;
+	p.path = 63;
+	p.flags = SRD_WF_DATA_HAS_IMM;
+	n = srd_wire_put_data(b, &p);
+	CHECK(n == 52 && b[0] == 1 && b[1] == SRD_WOP_DATA && b[3] == 13,
+	      "data header %u bytes, words %u", n, b[3]);
+	memset(b + n, 0x5a, 952);
+	CHECK(srd_wire_parse(b, n + 952, &q) == 0, "parse data");
+	CHECK(q.psn == p.psn && q.msg_id == 9 && q.msg_base == 7 &&
+	      q.dst_qpn == 0xabcdef && q.qkey == p.qkey && q.imm_data == p.imm_data &&
+	      q.msg_len == 3000 && q.offset == 2048 && q.seg_bytes == 1024 &&
+	      q.attempt == 3 && q.path == 63 && q.payload_len == 952 &&
+	      q.src_epoch == p.src_epoch && q.dst_epoch == p.dst_epoch, "fields");
+	CHECK(srd_wire_parse(b, n + 951, &q) == SRD_PARSE_FIELD, "payload length must match");
+	b[0] = 2;
+	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_VERSION, "version");
+	b[0] = 1;
+	b[3] = 12;
+	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_HDR_LEN, "hdr too short");
+	b[3] = 14;	/* a longer header: the extra word is skipped */
+	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_FIELD, "extension eats payload");
+	CHECK(srd_wire_parse(b, n + 956, &q) == 0 && q.payload == b + 56, "extension skipped");
+	b[3] = 13;
+	b[1] = 1;
+	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_OPCODE, "UD opcode is not SRD");
+	b[1] = SRD_WOP_DATA;
+	CHECK(srd_wire_parse(b, 3, &q) == SRD_PARSE_SHORT, "short");
+	CHECK(srd_wire_parse(b, 40, &q) == SRD_PARSE_SHORT, "truncated header");
+
+	memset(&p, 0, sizeof(p));
+	p.src_epoch = 5;
+	p.dst_epoch = 6;
+	p.ack_psn = 77;
+	p.ack_delay_us = 12;
+	p.sack[0] = 0x81;
+	p.sack[15] = 0x80;
+	n = srd_wire_put_ack(b, &p);
+	CHECK(n == 40 && srd_wire_parse(b, n, &q) == 0 && q.ack_psn == 77 &&
+	      q.ack_delay_us == 12 && !memcmp(q.sack, p.sack, 16), "ack roundtrip");
+	CHECK(srd_sack_covers(77, q.sack, 76) && srd_sack_covers(77, q.sack, 69) &&
+	      srd_sack_covers(77, q.sack, 77 - 128) && !srd_sack_covers(77, q.sack, 75),
+	      "sack bit order");
+	p.psn = 3;
+	p.msg_id = 4;
+	p.attempt = 1;
+	p.nak_reason = SRD_NAK_RNR;
+	n = srd_wire_put_nak(b, &p);
+	CHECK(n == 24 && srd_wire_parse(b, n, &q) == 0 && q.nak_reason == SRD_NAK_RNR &&
+	      q.msg_id == 4 && q.attempt == 1, "nak roundtrip");
+	b[21] = 9;
+	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "unknown nak reason");
+	p.dst_epoch = 0;
+	n = srd_wire_put_hello(b, &p);
+	CHECK(n == 12 && srd_wire_parse(b, n, &q) == 0 && q.dst_epoch == 0, "hello");
+	n = srd_wire_put_ack(b, &p);
+	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "ack needs dst_epoch");
+}
+
+static void test_rto_estimator(void)
+{
+	struct srd_config c;
+	struct srd_rtt r;
+	int i;
+
+	srd_config_default(&c);
+	srd_rtt_init(&r, &c);
+	CHECK(r.rto_us == c.rto_init_us, "initial rto %u", r.rto_us);
+	srd_rtt_sample(&r, &c, 100, 1);
+	CHECK(r.srtt_us == 100 && r.rttvar_us == 50 && r.rto_us == 300,
+	      "first sample: srtt %u rttvar %u rto %u", r.srtt_us, r.rttvar_us, r.rto_us);
+	for (i = 0; i < 200; i++)
+		srd_rtt_sample(&r, &c, 100, 2 + i);
+	CHECK(r.srtt_us == 100 && r.rto_us == c.rto_min_us,
+	      "steady 100us: srtt %u rto %u (floor %u)", r.srtt_us, r.rto_us, c.rto_min_us);
+	srd_rtt_sample(&r, &c, 1000, 300);
+	CHECK(r.srtt_us == 212 && r.rto_us > 1000, "spike: srtt %u rto %u", r.srtt_us, r.rto_us);
+	CHECK(r.min_us == 100, "min rtt %u", r.min_us);
+	CHECK(srd_rto_backed_off(&r, &c, 1) == 2 * r.rto_us, "backoff x2");
+	CHECK(srd_rto_backed_off(&r, &c, 40) == c.rto_max_us, "backoff capped");
+	srd_rtt_sample(&r, &c, 4000000, 400);
+	CHECK(r.rto_us == c.rto_max_us, "ceiling %u", r.rto_us);
+}
+
+static void test_cc_window(void)
+{
+	struct srd_config c;
+	struct srd_rtt r;
+	struct srd_cc cc;
+	uint32_t w0, i;
+
+	srd_config_default(&c);
+	srd_rtt_init(&r, &c);
+	srd_rtt_sample(&r, &c, 100, 1);
+	srd_cc_init(&cc, &c);
+	w0 = cc.cwnd;
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_init_pkts, "init %u", srd_cc_window_pkts(&cc));
+	/* Below target: +1 packet per window of ACKs. */
+	srd_cc_on_ack(&cc, &c, &r, 16, 110, 10);
+	CHECK(cc.cwnd == w0 + SRD_CWND_ONE, "AI: %u -> %u", w0, cc.cwnd);
+	/* Far above target: cut by at most max_mdf, once per RTT. */
+	w0 = cc.cwnd;
+	srd_cc_on_ack(&cc, &c, &r, 1, 10000, 1000);
+	CHECK(cc.cwnd == w0 / 2, "MD capped at 50%%: %u -> %u", w0, cc.cwnd);
+	w0 = cc.cwnd;
+	srd_cc_on_ack(&cc, &c, &r, 1, 10000, 1050);
+	CHECK(cc.cwnd == w0, "no second cut within an RTT");
+	/* Slightly above target (150 + 30): cut by 0.8 * 30/180 = 13.3%. */
+	srd_cc_on_ack(&cc, &c, &r, 1, 180, 1200);
+	CHECK(cc.cwnd == (uint32_t)((uint64_t)w0 * (1000 - 133) / 1000),
+	      "proportional cut %u -> %u", w0, cc.cwnd);
+	for (i = 0; i < 100; i++)
+		srd_cc_on_ack(&cc, &c, &r, 1, 100000, 2000 + 1000 * i);
+	CHECK(cc.cwnd == c.cwnd_min_pkts * SRD_CWND_ONE, "floor %u", cc.cwnd);
+	for (i = 0; i < 100000; i++)
+		srd_cc_on_ack(&cc, &c, &r, 64, 100, 300000);
+	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
+	srd_cc_on_rto(&cc, &c);
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "rto -> floor");
+	/* Pacing: cwnd 1, srtt 100 us, gain 125% -> 80 us between packets. */
+	cc.pace_next_ns = 0;
+	srd_cc_on_send(&cc, &c, &r, 5000);
+	CHECK(cc.pace_next_ns == 5000 * 1000 + 80000, "pace gap %llu",
+	      (unsigned long long)(cc.pace_next_ns - 5000000));
+	CHECK(!srd_cc_pacing_allows(&cc, 5079) && srd_cc_pacing_allows(&cc, 5080),
+	      "pacing gate");
+}
+
+static void test_path_avoid_and_probe_back(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_peer *p = pr->n[0]->peer;
+	uint32_t i, sel;
+	bool probe;
+	int uses[4] = { 0 };
+
+	srd_path_on_loss(p, 2, false, true, 1000);
+	CHECK(p->paths[2].state == SRD_PATH_AVOIDED, "timeout avoids the path");
+	for (i = 0; i < 30; i++) {
+		sel = srd_path_select(p, 1000 + i, SRD_PATH_NONE, &probe);
+		uses[sel]++;
+	}
+	CHECK(!uses[2] && uses[0] == 10 && uses[1] == 10 && uses[3] == 10,
+	      "spread %d/%d/%d/%d over the healthy paths", uses[0], uses[1], uses[2], uses[3]);
+	/* After path_avoid_us: exactly one probe at a time. */
+	memset(uses, 0, sizeof(uses));
+	for (i = 0; i < 8; i++) {
+		sel = srd_path_select(p, 1000 + c.path_avoid_us, SRD_PATH_NONE, &probe);
+		if (probe) {
+			p->paths[sel].probe_in_flight = true;
+			uses[sel]++;
+		}
+	}
+	CHECK(uses[2] == 1 && p->paths[2].state == SRD_PATH_PROBING, "one probe, got %d", uses[2]);
+	/* The probe is lost: avoided again, for twice as long. */
+	srd_path_on_loss(p, 2, true, true, 2000 + c.path_avoid_us);
+	CHECK(p->paths[2].state == SRD_PATH_AVOIDED &&
+	      p->paths[2].avoid_until_us == 2000 + 3ull * c.path_avoid_us,
+	      "backoff: until %llu", (unsigned long long)p->paths[2].avoid_until_us);
+	/* Probe again later, this time ACKed: back to ACTIVE. */
+	sel = 99;
+	for (i = 0; i < 4 && sel != 2; i++)
+		sel = srd_path_select(p, 3000 + 3ull * c.path_avoid_us, SRD_PATH_NONE, &probe);
+	CHECK(sel == 2 && probe, "probed again");
+	srd_path_on_ack(p, 2, true, 50);
+	CHECK(p->paths[2].state == SRD_PATH_ACTIVE && p->paths[2].recovered == 1 &&
+	      p->eng->ctr.path_recoveries == 1, "recovered");
+	/* Losses in a row avoid; an ACK in between resets the count. */
+	srd_path_on_loss(p, 1, false, false, 5000);
+	srd_path_on_loss(p, 1, false, false, 5000);
+	srd_path_on_ack(p, 1, false, 0);
+	srd_path_on_loss(p, 1, false, false, 5000);
+	CHECK(p->paths[1].state == SRD_PATH_ACTIVE, "2 losses, ACK, 1 loss: still active");
+	srd_path_on_loss(p, 1, false, false, 5000);
+	srd_path_on_loss(p, 1, false, false, 5000);
+	CHECK(p->paths[1].state == SRD_PATH_AVOIDED, "3 in a row: avoided");
+	/* A retransmission never takes the excluded path. */
+	for (i = 0; i < 20; i++)
+		CHECK(srd_path_select(p, 5001, 0, &probe) != 0, "excluded path chosen");
+	/* Every path avoided: still sends, on the one whose avoidance ends first. */
+	for (i = 0; i < 4; i++)
+		srd_path_on_loss(p, i, false, true, 6000 + i);
+	sel = srd_path_select(p, 6010, SRD_PATH_NONE, &probe);
+	CHECK(probe, "fallback is a probe (path %u)", sel);
+	pair_free(pr);
+}
+
+static bool no_drop(struct pair *pr, struct qpkt *q, void *arg)
+{
+	(void)pr; (void)q; (void)arg;
+	return false;
+}
+
+static void test_segmentation_reassembly_out_of_order(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	uint32_t sizes[] = { 0, 1, 1023, 1024, 1025, 5000, 1u << 20 };
+	unsigned int i, j;
+
+	CHECK(srd_msg_nsegs(0, 1024) == 1 && srd_msg_nsegs(1024, 1024) == 1 &&
+	      srd_msg_nsegs(1025, 1024) == 2 && srd_msg_nsegs(1u << 20, 1024) == 1024,
+	      "segment counts");
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		CHECK(send_one(pr, 0, sizes[i], 1000 + i, 7) == 0, "post %u", sizes[i]);
+	CHECK(send_one(pr, 0, (1u << 20) + 1, 1, 7) == SRD_SEND_TOO_LONG, "too long refused");
+	/* Deliver newest first: everything arrives reversed. */
+	pair_run(pr, 10000000, true, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 7, "7 sends OK, got %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	CHECK(pr->n[1]->nrx == 7, "7 messages received, got %d", pr->n[1]->nrx);
+	for (i = 0; i < (unsigned int)pr->n[1]->nrx; i++) {
+		struct rxbuf *b = &pr->n[1]->rx[i];
+
+		for (j = 0; j < 7 && b->imm != 1000 + j; j++)
+			;
+		CHECK(j < 7 && b->len == sizes[j] && b->done == 1 && rx_intact(b),
+		      "message imm %u: len %u done %d intact %d", b->imm, b->len,
+		      b->done, rx_intact(b));
+	}
+	CHECK(pr->n[1]->eng->ctr.out_of_order > 0, "reordering seen");
+	pair_free(pr);
+}
+
+static bool dup_all(struct pair *pr, struct qpkt *q, void *arg)
+{
+	int *budget = arg;
+
+	/* Duplicate every packet once, before delivering it. */
+	if (*budget > 0 && pr->qlen < MAXQ) {
+		struct qpkt *c = &pr->q[pr->qlen++];
+
+		(*budget)--;
+		*c = *q;
+		c->data = malloc(q->len);
+		memcpy(c->data, q->data, q->len);
+	}
+	return false;
+}
+
+static void test_duplicates_suppressed(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	int budget = 2000, i;
+
+	for (i = 0; i < 5; i++)
+		send_one(pr, 0, 3000, 50 + i, 7);
+	pair_run(pr, 10000000, false, dup_all, &budget);
+	CHECK(pr->n[1]->nrx == 5, "5 received, got %d", pr->n[1]->nrx);
+	for (i = 0; i < pr->n[1]->nrx; i++)
+		CHECK(pr->n[1]->rx[i].done == 1 && rx_intact(&pr->n[1]->rx[i]),
+		      "delivered once");
+	CHECK(pr->n[1]->eng->ctr.duplicates > 0, "duplicates counted: %llu",
+	      (unsigned long long)pr->n[1]->eng->ctr.duplicates);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 5, "5 OK");
+	pair_free(pr);
+}
+
+static void rnr_case(uint8_t rnr_retry, int expect_naks, bool infinite)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	uint64_t naks;
+
+	pr->n[1]->recvs_posted = 0;
+	send_one(pr, 0, 2500, 7, rnr_retry);
+	pair_run(pr, infinite ? 3000000 : 100000000, false, no_drop, NULL);
+	naks = pr->n[0]->eng->ctr.rnr_naks_received;
+	if (!infinite) {
+		CHECK(pr->n[0]->sends_done[SRD_COMP_RNR_RETRY_EXC] == 1,
+		      "rnr_retry %u: RNR_RETRY_EXC, got %d done", rnr_retry, pr->n[0]->ndone);
+		/* 2500 bytes = 3 segments: each attempt draws 3 RNR NAKs. */
+		CHECK(naks == 3ull * expect_naks, "rnr_retry %u: %d attempts expected, got %llu NAKs",
+		      rnr_retry, expect_naks, (unsigned long long)naks);
+		CHECK(pr->n[1]->nrx == 0, "nothing received");
+	} else {
+		CHECK(pr->n[0]->ndone == 0 && naks >= 20,
+		      "rnr_retry 7: still retrying after %llu NAKs", (unsigned long long)naks);
+		/* A receive is posted: the next retry lands. */
+		pr->n[1]->recvs_posted = 1;
+		pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+		CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 1 && pr->n[1]->nrx == 1 &&
+		      rx_intact(&pr->n[1]->rx[0]), "delivered after the receive was posted");
+	}
+	pair_free(pr);
+}
+
+static void test_rnr_retry_counting(void)
+{
+	rnr_case(0, 1, false);
+	rnr_case(3, 4, false);
+	rnr_case(6, 7, false);
+	rnr_case(1, 2, false);
+	rnr_case(7, 0, true);
+}
+
+static void test_error_naks(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct srd_send_req r = {
+		.cookie = (void *)(uintptr_t)5, .src_qpn = a->qpn, .dst_qpn = 999,
+		.qkey = b->qkey, .len = 3000, .rnr_retry = 7,
+	};
+
+	srd_send_msg(a->peer, &r);
+	r.dst_qpn = b->qpn;
+	r.qkey = 0xbad;
+	srd_send_msg(a->peer, &r);
+	send_one(pr, 0, 3000, 9, 7);	/* a good one between the same devices */
+	pair_run(pr, 10000000, false, no_drop, NULL);
+	CHECK(a->ndone == 3 && a->last_status[0] == SRD_COMP_BAD_DEST_QPN &&
+	      a->last_status[1] == SRD_COMP_BAD_QKEY && a->last_status[2] == SRD_COMP_OK,
+	      "statuses %s %s %s", srd_comp_status_name(a->last_status[0]),
+	      srd_comp_status_name(a->last_status[1]), srd_comp_status_name(a->last_status[2]));
+	CHECK(b->nrx == 1 && rx_intact(&b->rx[0]), "the good one arrived");
+	pair_free(pr);
+}
+
+static bool drop_all_data(struct pair *pr, struct qpkt *q, void *arg)
+{
+	(void)pr; (void)arg;
+	return q->data[1] == SRD_WOP_DATA || q->data[1] == SRD_WOP_HELLO;
+}
+
+static void test_retry_budget_unreachable(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+
+	c.rto_retries_max = 4;
+	node_stop(pr, 0);
+	node_start(pr, 0, &c);
+	/* The handshake never completes: posted sends fail. */
+	send_one(pr, 0, 100, 1, 7);
+	pair_run(pr, 100000000, false, drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 1, "handshake: UNRESP_REMOTE");
+	/* Established, then DATA black-holed. */
+	send_one(pr, 0, 100, 2, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 1, "reachable again");
+	send_one(pr, 0, 5000, 3, 7);
+	pair_run(pr, pr->now + 100000000, false, drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 2 &&
+	      pr->n[0]->eng->ctr.rto_expired == 5,
+	      "data: UNRESP_REMOTE after %u RTOs, got %llu", c.rto_retries_max + 1,
+	      (unsigned long long)pr->n[0]->eng->ctr.rto_expired);
+	/* The device keeps working. */
+	send_one(pr, 0, 100, 4, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2, "works after the failure");
+	pair_free(pr);
+}
+
+static void test_epoch_mismatch_and_restart(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct qpkt old_from_a, old_from_b;
+	uint32_t old_b_epoch;
+	uint64_t stale;
+	int i;
+
+	send_one(pr, 0, 100, 1, 7);
+	send_one(pr, 1, 100, 2, 7);
+	pair_run(pr, 1000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1 && b->sends_done[SRD_COMP_OK] == 1,
+	      "established both ways");
+	/* Capture a DATA from each side, then let them go. */
+	send_one(pr, 0, 100, 3, 7);
+	send_one(pr, 1, 100, 4, 7);
+	old_from_a.len = old_from_b.len = 0;
+	for (i = 0; i < pr->qlen; i++) {
+		struct qpkt *q = &pr->q[i], *keep;
+
+		if (q->data[1] != SRD_WOP_DATA)
+			continue;
+		keep = q->to == 1 ? &old_from_a : &old_from_b;
+		*keep = *q;
+		keep->data = malloc(q->len);
+		memcpy(keep->data, q->data, q->len);
+	}
+	CHECK(old_from_a.len && old_from_b.len, "captured");
+	/* b restarts with the packets still in the network: a's send to b
+	 * is in flight. */
+	old_b_epoch = srd_engine_epoch(b->eng);
+	q_drop(pr, 0);
+	while (pr->qlen)
+		q_drop(pr, 0);
+	node_stop(pr, 1);
+	node_start(pr, 1, &c);
+	CHECK(srd_engine_epoch(b->eng) != old_b_epoch, "new epoch");
+	/* The old packet from a reaches the new b: dropped, b says hello. */
+	stale = b->eng->ctr.rx_drop_stale_epoch;
+	srd_peer_on_packet(b->peer, old_from_a.data, old_from_a.len);
+	CHECK(b->eng->ctr.rx_drop_stale_epoch == stale + 1 && b->nrx == 0,
+	      "stale data for the old incarnation dropped");
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(a->eng->ctr.peer_restarts == 1, "a saw the restart");
+	CHECK(a->sends_done[SRD_COMP_PEER_RESTARTED] == 1, "in-flight send failed PEER_RESTARTED");
+	/* The old packet from the old b reaches a: its epoch is retired. */
+	stale = a->eng->ctr.rx_drop_stale_epoch;
+	srd_peer_on_packet(a->peer, old_from_b.data, old_from_b.len);
+	CHECK(a->eng->ctr.rx_drop_stale_epoch == stale + 1 && a->nrx == 1,
+	      "stale data from the old incarnation dropped (nrx %d)", a->nrx);
+	/* New traffic flows both ways. */
+	send_one(pr, 0, 3000, 5, 7);
+	send_one(pr, 1, 3000, 6, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	/* b's own send 4 died with the old b (FLUSHED); its send 6 is new. */
+	CHECK(a->sends_done[SRD_COMP_OK] == 2 && b->sends_done[SRD_COMP_OK] == 2 &&
+	      b->sends_done[SRD_COMP_FLUSHED] == 1 &&
+	      b->nrx == 1 && rx_intact(&b->rx[0]) && b->rx[0].imm == 5,
+	      "after restart: a ok %d, b ok %d, b nrx %d", a->sends_done[SRD_COMP_OK],
+	      b->sends_done[SRD_COMP_OK], b->nrx);
+	free(old_from_a.data);
+	free(old_from_b.data);
+	pair_free(pr);
+}
+
+static void test_no_leak_after_destroy(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	long before;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		send_one(pr, 0, 70000, i, 7);
+	pair_run(pr, 2000, false, no_drop, NULL);	/* stop mid-transfer */
+	before = pr->live_allocs;
+	CHECK(before > 0, "something allocated");
+	CHECK(pr->live_bytes <= 2 * srd_peer_mem_bound_bytes(&c) + 2 * 4096,
+	      "live %zu within bound %zu", pr->live_bytes, srd_peer_mem_bound_bytes(&c));
+	node_stop(pr, 0);
+	node_stop(pr, 1);
+	CHECK(pr->live_allocs == 0 && pr->live_bytes == 0, "%ld allocations leaked",
+	      pr->live_allocs);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_FLUSHED] + pr->n[0]->sends_done[SRD_COMP_OK] == 20,
+	      "every send completed");
+	node_start(pr, 0, &c);
+	node_start(pr, 1, &c);
+	pair_free(pr);
+}
+
+static void test_config_validate(void)
+{
+	struct srd_config c;
+
+	srd_config_default(&c);
+	CHECK(srd_config_validate(&c) == 0, "default valid");
+	c.tx_window_pkts = 300;
+	CHECK(srd_config_validate(&c) < 0, "window not a power of 2");
+	srd_config_default(&c);
+	c.n_paths = 0;
+	CHECK(srd_config_validate(&c) < 0, "0 paths");
+	c.n_paths = 64;
+	CHECK(srd_config_validate(&c) == 0, "64 paths");
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "seq_wraparound", test_seq_wraparound },
+	{ "sack_bitmap_128", test_sack_bitmap },
+	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
+	{ "rto_estimator", test_rto_estimator },
+	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
+	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
+	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
+	{ "duplicates_suppressed", test_duplicates_suppressed },
+	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
+	{ "error_naks_bad_qpn_qkey", test_error_naks },
+	{ "retry_budget_unreachable", test_retry_budget_unreachable },
+	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
+	{ "no_leak_after_destroy", test_no_leak_after_destroy },
+	{ "config_validate", test_config_validate },
+};
+
+int main(void)
+{
+	unsigned int i, n = sizeof(tests) / sizeof(tests[0]);
+	int failed = 0;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		failures_in_test = 0;
+		tests[i].fn();
+		printf("%sok %u - engine_unit_%s\n", failures_in_test ? "not " : "",
+		       i + 1, tests[i].name);
+		failed += !!failures_in_test;
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: the sender.  Posting, picking the next packet
+ * (retransmissions first, then new segments round-robin over the active
+ * messages), the in-flight packet table, ACK and NAK processing, loss
+ * detection (SACK evidence plus a time threshold per path), the RTO and
+ * the retry budget.
+ *
+ * Every transmission, first or again, takes a fresh PSN: an ACK is never
+ * ambiguous, every ACKed packet gives an RTT sample for its path, and the
+ * receiver's duplicate detection works on (message id, segment).
+ *
+ * Sender message states (enum srd_tx_msg_state):
+ *
+ *   QUEUED --window has room, peer ESTABLISHED--> ACTIVE
+ *   ACTIVE --every segment ACKed--> done, send_done(OK)
+ *   ACTIVE --RNR NAK, retries left--> RNR_WAIT --backoff over--> ACTIVE (attempt + 1)
+ *   ACTIVE --RNR NAK, no retries left / error NAK / retry budget /
+ *            peer restart / flush--> done, send_done(error)
+ */
+#include "srd_internal.h"
+
+static uint32_t ring_mask(const struct srd_peer *peer)
+{
+	return peer->eng->cfg.tx_window_pkts - 1;
+}
+
+static struct srd_tx_msg *msg_by_id(struct srd_peer *peer, uint32_t id)
+{
+	struct srd_tx_msg *m;
+
+	if (!srd_seq_le(peer->msg_base, id) || !srd_seq_lt(id, peer->msg_next))
+		return NULL;
+	m = peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)];
+	return m && m->msg_id == id ? m : NULL;
+}
+
+static void release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e)
+{
+	if (e->is_probe)
+		peer->paths[e->path].probe_in_flight = false;
+	e->in_use = false;
+	peer->inflight--;
+}
+
+static void advance_una(struct srd_peer *peer)
+{
+	struct srd_tx_pkt *e;
+
+	while (peer->snd_una != peer->snd_nxt) {
+		e = &peer->ring[peer->snd_una & ring_mask(peer)];
+		if (e->in_use && e->psn == peer->snd_una)
+			break;
+		peer->snd_una++;
+	}
+}
+
+/* Forget the packets of one message (NAKed, failed): never retransmitted. */
+static void abandon_pkts(struct srd_peer *peer, uint32_t msg_id)
+{
+	struct srd_tx_pkt *e;
+	uint32_t psn;
+
+	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
+		e = &peer->ring[psn & ring_mask(peer)];
+		if (e->in_use && e->psn == psn && e->msg_id == msg_id)
+			release_pkt(peer, e);
+	}
+	advance_una(peer);
+}
+
+static void advance_msg_base(struct srd_peer *peer)
+{
+	uint32_t w = peer->eng->cfg.msg_window;
+
+	while (peer->msg_base != peer->msg_next &&
+	       !peer->tx_slots[peer->msg_base & (w - 1)])
+		peer->msg_base++;
+}
+
+static void finish(struct srd_peer *peer, struct srd_tx_msg *m,
+		   enum srd_comp_status st)
+{
+	if (st == SRD_COMP_OK)
+		peer->eng->ctr.msgs_sent++;
+	else
+		peer->eng->ctr.msgs_failed++;
+	peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
+	srd_tx_msg_free(peer, m);
+}
+
+/* m is ACTIVE or RNR_WAIT: take it out of the window and complete it. */
+void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
+		     enum srd_comp_status st)
+{
+	if (st != SRD_COMP_OK)
+		abandon_pkts(peer, m->msg_id);
+	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
+	advance_msg_base(peer);
+	finish(peer, m, st);
+}
+
+static void fail_matching(struct srd_peer *peer, enum srd_comp_status st,
+			  bool include_pending, bool by_qpn, uint32_t qpn)
+{
+	struct srd_tx_msg *m, **pp;
+	uint32_t id;
+
+	for (id = peer->msg_base; id != peer->msg_next; id++) {
+		m = msg_by_id(peer, id);
+		if (m && (!by_qpn || m->src_qpn == qpn))
+			srd_tx_complete(peer, m, st);
+	}
+	if (!include_pending)
+		return;
+	pp = &peer->pending_head;
+	while ((m = *pp)) {
+		if (by_qpn && m->src_qpn != qpn) {
+			pp = &m->next;
+			continue;
+		}
+		*pp = m->next;
+		peer->pending_count--;
+		finish(peer, m, st);
+	}
+	peer->pending_tail = NULL;
+	for (m = peer->pending_head; m; m = m->next)
+		peer->pending_tail = m;
+}
+
+void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
+		     bool include_pending)
+{
+	fail_matching(peer, st, include_pending, false, 0);
+}
+
+void srd_tx_reset_packets(struct srd_peer *peer)
+{
+	uint32_t i;
+
+	srd_memset(peer->ring, 0,
+		   sizeof(*peer->ring) * peer->eng->cfg.tx_window_pkts);
+	peer->inflight = 0;
+	peer->snd_una = peer->snd_nxt;
+	peer->largest_acked_valid = false;
+	peer->loss_deadline_us = SRD_NO_DEADLINE;
+	peer->retx_head = peer->retx_tail = 0;
+	peer->rto_backoff = 0;
+	for (i = 0; i < peer->eng->cfg.n_paths; i++)
+		peer->paths[i].probe_in_flight = false;
+}
+
+void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
+{
+	uint32_t w = peer->eng->cfg.msg_window, i;
+	struct srd_rx_slot *s;
+	uint32_t id;
+	uint8_t att;
+
+	fail_matching(peer, SRD_COMP_FLUSHED, true, true, qpn & 0xffffff);
+	for (i = 0; i < w; i++) {
+		s = &peer->rx_slots[i];
+		if (s->state != SRD_RXS_ASSEMBLING || s->dst_qpn != (qpn & 0xffffff))
+			continue;
+		id = s->msg_id;
+		att = s->attempt;
+		srd_rx_slot_release(peer, s, true);
+		s->state = SRD_RXS_REJECTED;
+		s->nak_reason = SRD_NAK_REMOTE_ABORT;
+		s->msg_id = id;
+		s->attempt = att;
+	}
+	srd_peer_update_deadline(peer);
+}
+
+int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	struct srd_tx_msg *m;
+
+	if (!req)
+		return SRD_SEND_INVAL;
+	if (req->len > cfg->max_msg_bytes)
+		return SRD_SEND_TOO_LONG;
+	if (peer->pending_count >= cfg->max_pending_msgs)
+		return SRD_SEND_BUSY;
+	m = srd_tx_msg_alloc(peer, req);
+	if (!m)
+		return SRD_SEND_NOMEM;
+	if (peer->pending_tail)
+		peer->pending_tail->next = m;
+	else
+		peer->pending_head = m;
+	peer->pending_tail = m;
+	peer->pending_count++;
+	if (peer->state == SRD_PEER_PROBING &&
+	    peer->hello_due_us == SRD_NO_DEADLINE) {
+		peer->hello_tries = 0;
+		peer->hello_due_us = srd_now(peer);	/* at once, below */
+		srd_peer_on_timer(peer);
+		return SRD_SEND_OK;
+	}
+	srd_tx_pump(peer, srd_now(peer));
+	srd_peer_update_deadline(peer);
+	return SRD_SEND_OK;
+}
+
+static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
+		      uint32_t seg, bool retx, uint32_t last_path,
+		      uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint8_t hdr[SRD_HDR_MAX_BYTES];
+	struct srd_tx_pkt *e;
+	struct srd_pkt p;
+	uint32_t path, hlen, off, len;
+	bool probe;
+
+	path = srd_path_select(peer, now_us, retx ? last_path : SRD_PATH_NONE,
+			       &probe);
+	if (probe)
+		peer->paths[path].probe_in_flight = true;
+	off = seg * cfg->seg_bytes;
+	len = m->len - off < cfg->seg_bytes ? m->len - off : cfg->seg_bytes;
+
+	srd_memset(&p, 0, sizeof(p));
+	p.src_epoch = peer->eng->epoch;
+	p.dst_epoch = peer->remote_epoch;
+	p.psn = peer->snd_nxt++;
+	p.msg_id = m->msg_id;
+	p.msg_base = peer->msg_base;
+	p.dst_qpn = m->dst_qpn;
+	p.src_qpn = m->src_qpn;
+	p.qkey = m->qkey;
+	p.imm_data = m->has_imm ? m->imm_data : 0;
+	p.msg_len = m->len;
+	p.offset = off;
+	p.seg_bytes = (uint16_t)cfg->seg_bytes;
+	p.attempt = m->attempt;
+	p.path = (uint8_t)path;
+	p.flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
+		  (m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
+		  (retx ? SRD_WF_DATA_RETRANSMIT : 0) |
+		  (probe || seg + 1 == m->nsegs ? SRD_WF_DATA_ACK_NOW : 0);
+	hlen = srd_wire_put_data(hdr, &p);
+
+	e = &peer->ring[p.psn & ring_mask(peer)];
+	e->sent_us = now_us;
+	e->psn = p.psn;
+	e->msg_id = m->msg_id;
+	e->seg = seg;
+	e->path = (uint8_t)path;
+	e->attempt = m->attempt;
+	e->in_use = true;
+	e->is_probe = probe;
+	peer->inflight++;
+
+	peer->eng->ctr.tx_data_pkts++;
+	if (retx)
+		peer->eng->ctr.retransmits++;
+	peer->paths[path].tx_pkts++;
+	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
+	srd_peer_transmit(peer, path, hdr, hlen, m->cookie, off, len);
+}
+
+static bool retx_pop(struct srd_peer *peer, struct srd_retx *out)
+{
+	uint32_t mask = ring_mask(peer);
+	struct srd_tx_msg *m;
+
+	while (peer->retx_head != peer->retx_tail) {
+		*out = peer->retx[peer->retx_head & mask];
+		m = msg_by_id(peer, out->msg_id);
+		if (m && m->state == SRD_TXM_ACTIVE &&
+		    m->attempt == out->attempt && !srd_bit_test(m->acked, out->seg))
+			return true;
+		peer->retx_head++;	/* stale: finished or ACKed meanwhile */
+	}
+	return false;
+}
+
+static struct srd_tx_msg *next_new(struct srd_peer *peer)
+{
+	uint32_t cnt = peer->msg_next - peer->msg_base, k, start, id;
+	struct srd_tx_msg *m;
+
+	if (!cnt)
+		return NULL;
+	start = peer->msg_rr - peer->msg_base;
+	if (start >= cnt)
+		start = 0;
+	for (k = 0; k < cnt; k++) {
+		id = peer->msg_base + (start + k) % cnt;
+		m = msg_by_id(peer, id);
+		if (m && m->state == SRD_TXM_ACTIVE && m->next_seg < m->nsegs) {
+			peer->msg_rr = id + 1;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static void wake_rnr(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_msg *m;
+	uint32_t id;
+
+	for (id = peer->msg_base; id != peer->msg_next; id++) {
+		m = msg_by_id(peer, id);
+		if (m && m->state == SRD_TXM_RNR_WAIT && now_us >= m->rnr_until_us)
+			m->state = SRD_TXM_ACTIVE;
+	}
+}
+
+void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_msg *m;
+	struct srd_retx r;
+
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return;
+	while (peer->pending_head && srd_tx_msg_activate(peer, peer->pending_head)) {
+		m = peer->pending_head;
+		peer->pending_head = m->next;
+		if (!peer->pending_head)
+			peer->pending_tail = NULL;
+		m->next = NULL;
+		peer->pending_count--;
+	}
+	wake_rnr(peer, now_us);
+	for (;;) {
+		bool have_retx = retx_pop(peer, &r);
+
+		m = have_retx ? msg_by_id(peer, r.msg_id) : next_new(peer);
+		if (!m)
+			break;
+		if (peer->inflight >= srd_cc_window_pkts(&peer->cc)) {
+			if (!peer->cc.stalled)
+				peer->eng->ctr.cwnd_stalls++;
+			peer->cc.stalled = true;
+			break;
+		}
+		if (peer->ring[peer->snd_nxt & ring_mask(peer)].in_use) {
+			if (!peer->cc.stalled)
+				peer->eng->ctr.tx_window_stalls++;
+			peer->cc.stalled = true;
+			break;
+		}
+		if (!srd_cc_pacing_allows(&peer->cc, now_us))
+			break;
+		peer->cc.stalled = false;
+		if (have_retx) {
+			peer->retx_head++;
+			send_data(peer, m, r.seg, true, r.last_path, now_us);
+		} else {
+			send_data(peer, m, m->next_seg++, false, SRD_PATH_NONE,
+				  now_us);
+		}
+	}
+}
+
+/* --- ACKs, NAKs, losses --------------------------------------------- */
+
+static void declare_lost(struct srd_peer *peer, struct srd_tx_pkt *e,
+			 bool timeout, uint64_t now_us)
+{
+	uint32_t mask = ring_mask(peer);
+	struct srd_tx_msg *m = msg_by_id(peer, e->msg_id);
+	struct srd_retx *r;
+	bool probe = e->is_probe;
+
+	release_pkt(peer, e);
+	srd_path_on_loss(peer, e->path, probe, timeout, now_us);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	/* queue + in flight never exceed the ring (see docs/protocol.md) */
+	if (peer->retx_tail - peer->retx_head > mask)
+		return;
+	r = &peer->retx[peer->retx_tail++ & mask];
+	r->msg_id = e->msg_id;
+	r->seg = e->seg;
+	r->attempt = e->attempt;
+	r->last_path = e->path;
+}
+
+static uint64_t loss_delay_us(const struct srd_peer *peer,
+			      const struct srd_tx_pkt *e)
+{
+	uint64_t base = srd_max_u64(peer->paths[e->path].srtt_us,
+				    srd_max_u64(peer->rtt.srtt_us,
+						peer->rtt.latest_us));
+
+	if (!base)
+		return peer->rtt.rto_us;
+	return base * 5 / 4 + peer->eng->cfg.reorder_slack_us;
+}
+
+static void detect_losses(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_pkt *e;
+	uint64_t at;
+	uint32_t psn;
+	bool lost = false;
+
+	peer->loss_deadline_us = SRD_NO_DEADLINE;
+	if (!peer->largest_acked_valid)
+		return;
+	for (psn = peer->snd_una; srd_seq_lt(psn, peer->largest_acked); psn++) {
+		e = &peer->ring[psn & ring_mask(peer)];
+		if (!e->in_use || e->psn != psn)
+			continue;
+		at = e->sent_us + loss_delay_us(peer, e);
+		if (peer->largest_acked - psn >= peer->eng->cfg.reorder_pkts ||
+		    now_us >= at) {
+			declare_lost(peer, e, false, now_us);
+			peer->eng->ctr.fast_retransmits++;
+			lost = true;
+		} else if (at < peer->loss_deadline_us) {
+			peer->loss_deadline_us = at;
+		}
+	}
+	if (lost)
+		srd_cc_on_loss(&peer->cc, &peer->eng->cfg, &peer->rtt, now_us);
+	advance_una(peer);
+}
+
+static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
+		    uint32_t rtt_us)
+{
+	struct srd_tx_msg *m = msg_by_id(peer, e->msg_id);
+	bool probe = e->is_probe;
+
+	release_pkt(peer, e);
+	srd_path_on_ack(peer, e->path, probe, rtt_us);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	srd_bit_set(m->acked, e->seg);
+	if (++m->segs_acked == m->nsegs)
+		srd_tx_complete(peer, m, SRD_COMP_OK);
+}
+
+void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint32_t mask = ring_mask(peer), newly = 0, sample = 0, i, psn;
+	struct srd_tx_pkt *e;
+
+	peer->eng->ctr.acks_received++;
+	if (!srd_seq_lt(p->ack_psn, peer->snd_nxt) ||
+	    peer->snd_nxt - p->ack_psn > cfg->tx_window_pkts + SRD_SACK_WINDOW_PKTS)
+		return;		/* never sent, or long gone */
+	e = &peer->ring[p->ack_psn & mask];
+	if (e->in_use && e->psn == p->ack_psn) {
+		uint64_t s = now_us - e->sent_us;
+
+		if (s > p->ack_delay_us)
+			s -= p->ack_delay_us;
+		sample = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
+		srd_rtt_sample(&peer->rtt, cfg, sample, now_us);
+	}
+	for (i = 0; i <= SRD_SACK_WINDOW_PKTS; i++) {
+		psn = p->ack_psn - i;
+		if (i && !srd_bit_test(p->sack, i - 1))
+			continue;
+		e = &peer->ring[psn & mask];
+		if (!e->in_use || e->psn != psn)
+			continue;
+		ack_pkt(peer, e, i ? 0 : sample);
+		newly++;
+	}
+	if (!peer->largest_acked_valid ||
+	    srd_seq_gt(p->ack_psn, peer->largest_acked)) {
+		peer->largest_acked_valid = true;
+		peer->largest_acked = p->ack_psn;
+	}
+	if (newly) {
+		peer->rto_backoff = 0;
+		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
+			      sample ? sample : peer->rtt.srtt_us, now_us);
+	}
+	detect_losses(peer, now_us);
+	srd_tx_pump(peer, now_us);
+}
+
+static enum srd_comp_status nak_status(uint8_t reason)
+{
+	switch (reason) {
+	case SRD_NAK_BAD_QPN:
+		return SRD_COMP_BAD_DEST_QPN;
+	case SRD_NAK_BAD_QKEY:
+		return SRD_COMP_BAD_QKEY;
+	case SRD_NAK_BAD_LENGTH:
+		return SRD_COMP_REMOTE_BAD_LENGTH;
+	default:
+		return SRD_COMP_REMOTE_ABORT;
+	}
+}
+
+void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	struct srd_tx_msg *m;
+	uint64_t backoff;
+	uint32_t i;
+
+	peer->eng->ctr.naks_received++;
+	if (p->nak_reason == SRD_NAK_RNR)
+		peer->eng->ctr.rnr_naks_received++;
+	m = msg_by_id(peer, p->msg_id);
+	/* A NAK answers one attempt; a later one, or a message partly
+	 * accepted (cannot happen with a correct receiver), ignores it. */
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != p->attempt ||
+	    m->segs_acked)
+		return;
+	peer->rto_backoff = 0;	/* the peer is alive */
+	if (p->nak_reason != SRD_NAK_RNR) {
+		srd_tx_complete(peer, m, nak_status(p->nak_reason));
+		srd_tx_pump(peer, now_us);
+		return;
+	}
+	m->rnr_naks++;
+	if (m->rnr_retry != SRD_RNR_RETRY_INFINITE && m->rnr_naks > m->rnr_retry) {
+		srd_tx_complete(peer, m, SRD_COMP_RNR_RETRY_EXC);
+		srd_tx_pump(peer, now_us);
+		return;
+	}
+	abandon_pkts(peer, m->msg_id);
+	backoff = cfg->rnr_backoff_min_us;
+	for (i = 1; i < m->rnr_naks && backoff < cfg->rnr_backoff_max_us; i++)
+		backoff <<= 1;
+	if (backoff > cfg->rnr_backoff_max_us)
+		backoff = cfg->rnr_backoff_max_us;
+	m->rnr_until_us = now_us + backoff;
+	m->state = SRD_TXM_RNR_WAIT;
+	m->attempt++;
+	m->next_seg = 0;
+	m->segs_acked = 0;
+	srd_memset(m->acked, 0, m->acked_bytes);
+	srd_tx_pump(peer, now_us);
+}
+
+/* --- timers ---------------------------------------------------------- */
+
+static void on_rto(struct srd_peer *peer, uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint32_t rto = srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff);
+	struct srd_tx_pkt *e;
+	uint32_t psn;
+
+	peer->eng->ctr.rto_expired++;
+	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
+		e = &peer->ring[psn & ring_mask(peer)];
+		if (e->in_use && e->psn == psn && now_us >= e->sent_us + rto)
+			declare_lost(peer, e, true, now_us);
+	}
+	advance_una(peer);
+	srd_cc_on_rto(&peer->cc, cfg);
+	if (++peer->rto_backoff > cfg->rto_retries_max) {
+		peer->eng->ctr.peer_unreachable++;
+		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
+		srd_tx_reset_packets(peer);
+	}
+}
+
+static uint64_t rto_deadline(const struct srd_peer *peer)
+{
+	const struct srd_tx_pkt *e;
+
+	if (!peer->inflight)
+		return SRD_NO_DEADLINE;
+	e = &peer->ring[peer->snd_una & ring_mask(peer)];
+	return e->sent_us + srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
+					       peer->rto_backoff);
+}
+
+void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
+{
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return;
+	if (rto_deadline(peer) <= now_us)
+		on_rto(peer, now_us);
+	if (peer->loss_deadline_us <= now_us)
+		detect_losses(peer, now_us);
+	srd_tx_pump(peer, now_us);
+}
+
+uint64_t srd_tx_deadline(const struct srd_peer *peer, uint64_t now_us)
+{
+	uint64_t d = srd_min_u64(rto_deadline(peer), peer->loss_deadline_us);
+	const struct srd_tx_msg *m;
+	uint32_t id, w = peer->eng->cfg.msg_window;
+	bool work = peer->retx_head != peer->retx_tail ||
+		    (peer->pending_head && peer->msg_next - peer->msg_base < w);
+
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return SRD_NO_DEADLINE;
+	for (id = peer->msg_base; id != peer->msg_next; id++) {
+		m = peer->tx_slots[id & (w - 1)];
+		if (!m)
+			continue;
+		if (m->state == SRD_TXM_RNR_WAIT)
+			d = srd_min_u64(d, m->rnr_until_us);
+		else if (m->next_seg < m->nsegs)
+			work = true;
+	}
+	/* Only a pacing gap still to run: if the gap were over, the pump
+	 * that ran before this would have sent. */
+	if (work && peer->inflight < srd_cc_window_pkts(&peer->cc) &&
+	    !peer->ring[peer->snd_nxt & ring_mask(peer)].in_use &&
+	    srd_cc_pacing_deadline_us(&peer->cc) > now_us)
+		d = srd_min_u64(d, srd_cc_pacing_deadline_us(&peer->cc));
+	return d;
+}
