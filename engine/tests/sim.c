@@ -50,6 +50,11 @@ struct timer_ev {
 	uint64_t gen;
 };
 
+struct heap {
+	char *v;
+	size_t len, cap, elem_size;
+};
+
 struct sim;
 
 struct sim_peer {
@@ -103,10 +108,8 @@ struct sim {
 	struct sim_result *r;
 	uint64_t rng;
 	uint64_t now_ns, seq;
-	struct event *heap;
-	size_t heap_len, heap_cap;
-	struct timer_ev *theap;
-	size_t theap_len, theap_cap;
+	struct heap events;		/* struct event */
+	struct heap timers;		/* struct timer_ev */
 	struct sim_node *nodes;
 	struct msg_rec *msgs;
 	uint32_t nmsgs;
@@ -127,90 +130,104 @@ static void fail(struct sim *s, const char *fmt, ...)
 
 /* --- heaps ----------------------------------------------------------- */
 
-static bool ev_before(const struct event *a, const struct event *b)
+/*
+ * Binary min-heaps of fixed-size elements ordered by (t_ns, seq): the
+ * first two fields of struct event and struct timer_ev.  seq, stamped at
+ * push, keeps equal times in push order, so a run replays exactly.
+ */
+struct heap_key {
+	uint64_t t_ns, seq;
+};
+
+static bool heap_before(const void *a, const void *b)
 {
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+	struct heap_key x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x.t_ns < y.t_ns || (x.t_ns == y.t_ns && x.seq < y.seq);
+}
+
+static void *heap_at(const struct heap *h, size_t i)
+{
+	return h->v + i * h->elem_size;
+}
+
+static void heap_push(struct sim *s, struct heap *h, void *e)
+{
+	struct heap_key k;
+	size_t i;
+
+	memcpy(&k, e, sizeof(k));
+	k.seq = s->seq++;
+	memcpy(e, &k, sizeof(k));
+	if (h->len == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 1024;
+		h->v = realloc(h->v, h->cap * h->elem_size);
+	}
+	i = h->len++;
+	while (i && heap_before(e, heap_at(h, (i - 1) / 2))) {
+		memcpy(heap_at(h, i), heap_at(h, (i - 1) / 2), h->elem_size);
+		i = (i - 1) / 2;
+	}
+	memcpy(heap_at(h, i), e, h->elem_size);
+}
+
+static uint64_t heap_top_t_ns(const struct heap *h)
+{
+	struct heap_key k;
+
+	memcpy(&k, heap_at(h, 0), sizeof(k));
+	return k.t_ns;
+}
+
+/* Take the earliest element into @out.  The heap must not be empty. */
+static void heap_pop(struct heap *h, void *out)
+{
+	const void *last;
+	size_t i = 0, c;
+
+	memcpy(out, heap_at(h, 0), h->elem_size);
+	last = heap_at(h, --h->len);	/* stays put: the loop stays below len */
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= h->len)
+			break;
+		if (c + 1 < h->len && heap_before(heap_at(h, c + 1), heap_at(h, c)))
+			c++;
+		if (!heap_before(heap_at(h, c), last))
+			break;
+		memcpy(heap_at(h, i), heap_at(h, c), h->elem_size);
+		i = c;
+	}
+	if (h->len)
+		memcpy(heap_at(h, i), last, h->elem_size);
 }
 
 static void ev_push(struct sim *s, struct event e)
 {
-	size_t i;
-
-	e.seq = s->seq++;
-	if (s->heap_len == s->heap_cap) {
-		s->heap_cap = s->heap_cap ? s->heap_cap * 2 : 1024;
-		s->heap = realloc(s->heap, s->heap_cap * sizeof(*s->heap));
-	}
-	i = s->heap_len++;
-	while (i && ev_before(&e, &s->heap[(i - 1) / 2])) {
-		s->heap[i] = s->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	s->heap[i] = e;
+	heap_push(s, &s->events, &e);
 }
 
 static struct event ev_pop(struct sim *s)
 {
-	struct event top = s->heap[0], last = s->heap[--s->heap_len];
-	size_t i = 0, c;
+	struct event e;
 
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= s->heap_len)
-			break;
-		if (c + 1 < s->heap_len && ev_before(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!ev_before(&s->heap[c], &last))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (s->heap_len)
-		s->heap[i] = last;
-	return top;
+	heap_pop(&s->events, &e);
+	return e;
 }
 
-static bool t_before(const struct timer_ev *a, const struct timer_ev *b)
+static void t_push(struct sim *s, struct timer_ev t)
 {
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
-}
-
-static void t_push(struct sim *s, struct timer_ev e)
-{
-	size_t i;
-
-	e.seq = s->seq++;
-	if (s->theap_len == s->theap_cap) {
-		s->theap_cap = s->theap_cap ? s->theap_cap * 2 : 1024;
-		s->theap = realloc(s->theap, s->theap_cap * sizeof(*s->theap));
-	}
-	i = s->theap_len++;
-	while (i && t_before(&e, &s->theap[(i - 1) / 2])) {
-		s->theap[i] = s->theap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	s->theap[i] = e;
+	heap_push(s, &s->timers, &t);
 }
 
 static struct timer_ev t_pop(struct sim *s)
 {
-	struct timer_ev top = s->theap[0], last = s->theap[--s->theap_len];
-	size_t i = 0, c;
+	struct timer_ev t;
 
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= s->theap_len)
-			break;
-		if (c + 1 < s->theap_len && t_before(&s->theap[c + 1], &s->theap[c]))
-			c++;
-		if (!t_before(&s->theap[c], &last))
-			break;
-		s->theap[i] = s->theap[c];
-		i = c;
-	}
-	if (s->theap_len)
-		s->theap[i] = last;
-	return top;
+	heap_pop(&s->timers, &t);
+	return t;
 }
 
 /* --- payload pattern ------------------------------------------------- */
@@ -702,6 +719,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
+	s.events.elem_size = sizeof(struct event);
+	s.timers.elem_size = sizeof(struct timer_ev);
 	s.p = p;
 	s.r = r;
 	s.rng = p->seed;
@@ -744,10 +763,12 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	}
 
 	while (!s.failed) {
-		bool timer = s.theap_len &&
-			     (!s.heap_len || s.theap[0].t_ns <= s.heap[0].t_ns);
+		/* At equal times, timers go first. */
+		bool timer = s.timers.len &&
+			     (!s.events.len ||
+			      heap_top_t_ns(&s.timers) <= heap_top_t_ns(&s.events));
 
-		if (!timer && !s.heap_len)
+		if (!timer && !s.events.len)
 			break;
 		if (timer) {
 			struct timer_ev t = t_pop(&s);
@@ -827,14 +848,14 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
 		fail(&s, "peak %zu bytes per node above the bound %zu",
 		     r->peak_bytes_per_node, r->bound_bytes_per_node);
-	while (s.heap_len) {
+	while (s.events.len) {
 		struct event e = ev_pop(&s);
 
 		if (e.type == EV_SWITCH || e.type == EV_DELIVER)
 			free(e.data);
 	}
-	free(s.heap);
-	free(s.theap);
+	free(s.events.v);
+	free(s.timers.v);
 	free(s.nodes);
 	free(s.msgs);
 	r->ok = !s.failed;
