@@ -46,6 +46,24 @@ static int try_qp(struct ibv_qp_cap cap)
 	return 0;
 }
 
+/*
+ * A UD QP with *@field (a member of *@cap) at @limit is created; one past
+ * it is refused with EINVAL.
+ */
+static void check_cap_limit(const char *name, struct ibv_qp_cap *cap,
+			    uint32_t *field, uint32_t limit)
+{
+	int rc;
+
+	*field = limit;
+	printf("# UD QP with %s at the limit (%u)\n", name, limit);
+	ksft_check_eq("UD QP at the limit", 0, try_qp(*cap));
+	(*field)++;
+	rc = try_qp(*cap);
+	ksft_check(rc == EINVAL, "UD QP with %s %u: expected EINVAL, saw %d",
+		   name, *field, rc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct ibv_qp_cap base = { 4, 4, 1, 1, 0 };
@@ -56,7 +74,7 @@ int main(int argc, char **argv)
 	struct ibv_qp_cap cap;
 	uint32_t msg;
 	size_t i;
-	int n, rc;
+	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3) {
@@ -96,28 +114,12 @@ int main(int argc, char **argv)
 	ksft_check_eq("port max_msg_sz", msg, pattr.max_msg_sz);
 
 	cap = base;
-	cap.max_send_sge = p->send_sge;
-	ksft_check_eq("UD QP with max_send_sge at the limit", 0, try_qp(cap));
-	cap.max_send_sge++;
-	rc = try_qp(cap);
-	ksft_check(rc == EINVAL, "UD QP with max_send_sge %u: expected EINVAL, saw %d",
-		   cap.max_send_sge, rc);
-
+	check_cap_limit("max_send_sge", &cap, &cap.max_send_sge, p->send_sge);
 	cap = base;
-	cap.max_recv_sge = p->recv_sge;
-	ksft_check_eq("UD QP with max_recv_sge at the limit", 0, try_qp(cap));
-	cap.max_recv_sge++;
-	rc = try_qp(cap);
-	ksft_check(rc == EINVAL, "UD QP with max_recv_sge %u: expected EINVAL, saw %d",
-		   cap.max_recv_sge, rc);
-
+	check_cap_limit("max_recv_sge", &cap, &cap.max_recv_sge, p->recv_sge);
 	cap = base;
-	cap.max_inline_data = p->inline_bytes;
-	ksft_check_eq("UD QP with max_inline_data at the limit", 0, try_qp(cap));
-	cap.max_inline_data++;
-	rc = try_qp(cap);
-	ksft_check(rc == EINVAL, "UD QP with max_inline_data %u: expected EINVAL, saw %d",
-		   cap.max_inline_data, rc);
+	check_cap_limit("max_inline_data", &cap, &cap.max_inline_data,
+			p->inline_bytes);
 
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
