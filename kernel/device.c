@@ -175,8 +175,10 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	struct srd_dev *sdev = to_sdev(ibdev);
 
 	spin_lock_bh(&srd_devices_lock);
-	list_del_init(&sdev->list);
+	list_del_rcu(&sdev->list);
 	spin_unlock_bh(&srd_devices_lock);
+	/* The receive path may still be looking at it (srd_dev_get_by_gid). */
+	synchronize_rcu();
 
 	cancel_work_sync(&sdev->gid_work);
 	ida_destroy(&sdev->pd_ida);
@@ -327,7 +329,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	}
 
 	spin_lock_bh(&srd_devices_lock);
-	list_add_tail(&sdev->list, &srd_devices);
+	list_add_tail_rcu(&sdev->list, &srd_devices);
 	spin_unlock_bh(&srd_devices_lock);
 
 	/*
@@ -384,15 +386,16 @@ struct srd_dev *srd_dev_get_by_netdev(struct net_device *ndev)
 
 /*
  * Find the registered device in @net that owns address @gid, and take a
- * registration reference on it.  Safe in atomic context.
+ * registration reference on it.  Safe in atomic context.  Runs for every
+ * received packet, so it walks the list under RCU, not srd_devices_lock.
  */
 struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid)
 {
 	struct srd_dev *sdev, *found = NULL;
 	int i;
 
-	spin_lock_bh(&srd_devices_lock);
-	list_for_each_entry(sdev, &srd_devices, list) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &srd_devices, list) {
 		if (!net_eq(dev_net(sdev->ndev), net))
 			continue;
 		spin_lock(&sdev->gid_lock);
@@ -407,7 +410,7 @@ struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid)
 			break;
 		}
 	}
-	spin_unlock_bh(&srd_devices_lock);
+	rcu_read_unlock();
 	return found;
 }
 

@@ -10,7 +10,9 @@
  *    holds a device kref (get_device) across registration, so a racing
  *    "rdma link del" cannot free it before newlink is done with it.
  *  - srd_devices (list) is guarded by srd_devices_lock, a BH spinlock,
- *    because the inet6addr notifier may run in softirq context.  A device is on the list
+ *    because the inet6addr notifier may run in softirq context; the
+ *    per-packet lookup by GID walks it under RCU instead, and
+ *    srd_dealloc_driver() waits for such walkers.  A device is on the list
  *    from just after ib_register_device() until srd_dealloc_driver().
  *    Lookups take a registration reference with ib_device_try_get() while
  *    holding the lock, and drop it with ib_device_put(); try_get fails once
