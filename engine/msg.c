@@ -30,7 +30,7 @@ static void *eng_alloc(struct srd_peer *peer, size_t bytes)
 	void *p = peer->eng->ops->alloc(peer->eng->os, bytes);
 
 	if (!p)
-		peer->eng->ctr.alloc_failures++;
+		peer->ctr.alloc_failures++;
 	return p;
 }
 
@@ -182,7 +182,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	uint32_t seg;
 
 	if (p->msg_len != s->msg_len || p->seg_bytes != s->seg_bytes) {
-		peer->eng->ctr.rx_drop_bad_hdr++;
+		peer->ctr.rx_drop_bad_hdr++;
 		return SRD_RXD_DROP;
 	}
 	seg = p->offset / s->seg_bytes;
@@ -194,7 +194,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	srd_bit_set(s->placed, seg);
 	if (++s->segs_placed == s->nsegs) {
 		peer->eng->ops->rx_done(peer->eng->os, s->handle);
-		peer->eng->ctr.msgs_delivered++;
+		peer->ctr.msgs_delivered++;
 		srd_rx_slot_release(peer, s, false);
 		s->state = SRD_RXS_COMPLETE;
 		s->msg_id = p->msg_id;
@@ -219,7 +219,7 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	if (srd_seq_lt(p->msg_id, peer->rx_msg_base))
 		return SRD_RXD_DUPLICATE;	/* finished at the sender */
 	if (p->msg_id - peer->rx_msg_base >= w) {
-		peer->eng->ctr.rx_drop_out_of_window++;
+		peer->ctr.rx_drop_out_of_window++;
 		return SRD_RXD_DROP;
 	}
 	s = &peer->rx_slots[p->msg_id & (w - 1)];

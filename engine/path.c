@@ -25,7 +25,7 @@ static void avoid(struct srd_peer *peer, struct srd_path *p, uint64_t now_us)
 	if (d > cfg->path_avoid_max_us)
 		d = cfg->path_avoid_max_us;
 	if (p->state == SRD_PATH_ACTIVE) {
-		peer->eng->ctr.path_switches++;
+		peer->ctr.path_switches++;
 		p->avoided++;
 	}
 	p->state = SRD_PATH_AVOIDED;
@@ -100,7 +100,7 @@ void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
 		p->state = SRD_PATH_ACTIVE;
 		p->recovered++;
 		p->avoid_exp = 0;
-		peer->eng->ctr.path_recoveries++;
+		peer->ctr.path_recoveries++;
 	}
 	if (!rtt_us)
 		return;

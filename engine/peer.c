@@ -152,9 +152,28 @@ uint32_t srd_engine_epoch(const struct srd_engine *eng)
 	return eng->epoch;
 }
 
-const struct srd_counters *srd_engine_counters(const struct srd_engine *eng)
+static void counters_add(struct srd_counters *sum, const struct srd_counters *c)
 {
-	return &eng->ctr;
+	uint64_t *d = (uint64_t *)sum;
+	const uint64_t *v = (const uint64_t *)c;
+	size_t i;
+
+	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		d[i] += v[i];
+}
+
+void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out)
+{
+	const struct srd_peer *peer;
+
+	*out = eng->ctr;
+	for (peer = eng->peers; peer; peer = peer->next)
+		counters_add(out, &peer->ctr);
+}
+
+const struct srd_counters *srd_peer_counters(const struct srd_peer *peer)
+{
+	return &peer->ctr;
 }
 
 const struct srd_config *srd_engine_config(const struct srd_engine *eng)
@@ -234,6 +253,7 @@ void srd_peer_destroy(struct srd_peer *peer)
 			break;
 		}
 	}
+	counters_add(&eng->ctr, &peer->ctr);
 	peer_free_arrays(peer);
 	eng->ops->free(eng->os, peer, sizeof(*peer));
 }
@@ -257,7 +277,7 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 			return;
 		/* The remote restarted: nothing of its old incarnation
 		 * survives, in either direction. */
-		peer->eng->ctr.peer_restarts++;
+		peer->ctr.peer_restarts++;
 		peer->retired[peer->retired_next++ % SRD_RETIRED_EPOCHS] =
 			peer->remote_epoch;
 		srd_tx_fail_all(peer, SRD_COMP_PEER_RESTARTED, false);
@@ -281,8 +301,8 @@ void srd_peer_transmit(struct srd_peer *peer, uint32_t path,
 		.msg_cookie = cookie, .payload_off = off, .payload_len = len,
 	};
 
-	peer->eng->ctr.tx_pkts++;
-	peer->eng->ctr.tx_bytes += hdr_len + len;
+	peer->ctr.tx_pkts++;
+	peer->ctr.tx_bytes += hdr_len + len;
 	peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
 }
 
@@ -296,7 +316,7 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 	p.src_epoch = peer->eng->epoch;
 	p.dst_epoch = dst_epoch;
 	hlen = srd_wire_put_hello(hdr, &p);
-	peer->eng->ctr.hellos_sent++;
+	peer->ctr.hellos_sent++;
 	srd_peer_transmit(peer, peer->ack_rr++ % peer->eng->cfg.n_paths, hdr,
 			  hlen, NULL, 0, 0);
 }
@@ -310,7 +330,7 @@ static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)
 		return;
 	}
 	if (peer->hello_tries > c->rto_retries_max) {
-		peer->eng->ctr.peer_unreachable++;
+		peer->ctr.peer_unreachable++;
 		peer->hello_due_us = SRD_NO_DEADLINE;
 		peer->hello_tries = 0;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);

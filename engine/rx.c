@@ -46,7 +46,7 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
 	srd_memcpy(p.sack, peer->rcv.below, sizeof(p.sack));
 	hlen = srd_wire_put_ack(hdr, &p);
-	peer->eng->ctr.acks_sent++;
+	peer->ctr.acks_sent++;
 	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
 }
 
@@ -65,9 +65,9 @@ static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,
 	p.attempt = d->attempt;
 	p.nak_reason = reason;
 	hlen = srd_wire_put_nak(hdr, &p);
-	peer->eng->ctr.naks_sent++;
+	peer->ctr.naks_sent++;
 	if (reason == SRD_NAK_RNR)
-		peer->eng->ctr.rnr_naks_sent++;
+		peer->ctr.rnr_naks_sent++;
 	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
 }
 
@@ -92,7 +92,7 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	enum srd_rcv_result r;
 	uint8_t reason = 0;
 
-	peer->eng->ctr.rx_data_pkts++;
+	peer->ctr.rx_data_pkts++;
 	v = srd_rx_msg_on_data(peer, p, &reason);
 	if (v == SRD_RXD_DROP)
 		return;
@@ -101,14 +101,14 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 		return;
 	}
 	if (v == SRD_RXD_DUPLICATE)
-		peer->eng->ctr.duplicates++;
+		peer->ctr.duplicates++;
 	r = srd_rcv_record(&peer->rcv, p->psn);
 	if (r == SRD_RCV_NEW_OUT_OF_ORDER)
-		peer->eng->ctr.out_of_order++;
+		peer->ctr.out_of_order++;
 	if (r == SRD_RCV_TOO_OLD) {
 		/* Placed but not ACKable: the sender retransmits under a
 		 * new PSN and that copy is ACKed as a duplicate. */
-		peer->eng->ctr.rx_drop_out_of_window++;
+		peer->ctr.rx_drop_out_of_window++;
 		return;
 	}
 	if (peer->rcv.largest == p->psn && r != SRD_RCV_DUPLICATE)
@@ -141,19 +141,19 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 	uint64_t now_us = srd_now(peer);
 	struct srd_pkt p;
 
-	eng->ctr.rx_pkts++;
-	eng->ctr.rx_bytes += len;
+	peer->ctr.rx_pkts++;
+	peer->ctr.rx_bytes += len;
 	if (srd_wire_parse(buf, len, &p) != SRD_PARSE_OK) {
-		eng->ctr.rx_drop_bad_hdr++;
+		peer->ctr.rx_drop_bad_hdr++;
 		goto out;
 	}
 	if (p.dst_epoch && p.dst_epoch != eng->epoch) {
-		eng->ctr.rx_drop_stale_epoch++;
+		peer->ctr.rx_drop_stale_epoch++;
 		answer_stale(peer, now_us);
 		goto out;
 	}
 	if (srd_peer_epoch_retired(peer, p.src_epoch)) {
-		eng->ctr.rx_drop_stale_epoch++;
+		peer->ctr.rx_drop_stale_epoch++;
 		goto out;
 	}
 	/* A new remote epoch is believed from a HELLO, or from a packet that
@@ -173,7 +173,7 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 		srd_tx_on_nak(peer, &p, now_us);
 		break;
 	case SRD_WOP_HELLO:
-		eng->ctr.hellos_received++;
+		peer->ctr.hellos_received++;
 		if (!p.dst_epoch)
 			srd_peer_send_hello(peer, p.src_epoch);
 		srd_tx_pump(peer, now_us);

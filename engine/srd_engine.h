@@ -263,7 +263,13 @@ struct srd_engine *srd_engine_create(const struct srd_config *cfg,
 /* Destroys every peer first (srd_peer_destroy). */
 void srd_engine_destroy(struct srd_engine *eng);
 uint32_t srd_engine_epoch(const struct srd_engine *eng);
-const struct srd_counters *srd_engine_counters(const struct srd_engine *eng);
+/*
+ * The engine's counters: those of destroyed peers and of the engine
+ * itself, plus every live peer's.  Serialised like peer creation; a
+ * peer's own counters change under that peer's serialisation only.
+ */
+void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out);
+const struct srd_counters *srd_peer_counters(const struct srd_peer *peer);
 const struct srd_config *srd_engine_config(const struct srd_engine *eng);
 
 struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os);

@@ -283,7 +283,7 @@ struct srd_engine {
 	void *os;
 	uint32_t epoch;
 	struct srd_peer *peers;
-	struct srd_counters ctr;
+	struct srd_counters ctr;	/* engine-level, plus destroyed peers' */
 };
 
 struct srd_peer {
@@ -291,6 +291,7 @@ struct srd_peer {
 	void *os;
 	struct srd_peer *next;		/* eng->peers */
 	enum srd_peer_state state;
+	struct srd_counters ctr;
 
 	/* epochs */
 	uint32_t remote_epoch;		/* valid when ESTABLISHED */

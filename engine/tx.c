@@ -82,9 +82,9 @@ static void finish(struct srd_peer *peer, struct srd_tx_msg *m,
 		   enum srd_comp_status st)
 {
 	if (st == SRD_COMP_OK)
-		peer->eng->ctr.msgs_sent++;
+		peer->ctr.msgs_sent++;
 	else
-		peer->eng->ctr.msgs_failed++;
+		peer->ctr.msgs_failed++;
 	peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
 	srd_tx_msg_free(peer, m);
 }
@@ -255,9 +255,9 @@ static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	e->is_probe = probe;
 	peer->inflight++;
 
-	peer->eng->ctr.tx_data_pkts++;
+	peer->ctr.tx_data_pkts++;
 	if (retx)
-		peer->eng->ctr.retransmits++;
+		peer->ctr.retransmits++;
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
 	srd_peer_transmit(peer, path, hdr, hlen, m->cookie, off, len);
@@ -336,13 +336,13 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 			break;
 		if (peer->inflight >= srd_cc_window_pkts(&peer->cc)) {
 			if (!peer->cc.stalled)
-				peer->eng->ctr.cwnd_stalls++;
+				peer->ctr.cwnd_stalls++;
 			peer->cc.stalled = true;
 			break;
 		}
 		if (peer->ring[peer->snd_nxt & ring_mask(peer)].in_use) {
 			if (!peer->cc.stalled)
-				peer->eng->ctr.tx_window_stalls++;
+				peer->ctr.tx_window_stalls++;
 			peer->cc.stalled = true;
 			break;
 		}
@@ -414,7 +414,7 @@ static void detect_losses(struct srd_peer *peer, uint64_t now_us)
 		if (peer->largest_acked - psn >= peer->eng->cfg.reorder_pkts ||
 		    now_us >= at) {
 			declare_lost(peer, e, false, now_us);
-			peer->eng->ctr.fast_retransmits++;
+			peer->ctr.fast_retransmits++;
 			lost = true;
 		} else if (at < peer->loss_deadline_us) {
 			peer->loss_deadline_us = at;
@@ -448,7 +448,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	uint32_t mask = ring_mask(peer), newly = 0, sample = 0, i, psn;
 	struct srd_tx_pkt *e;
 
-	peer->eng->ctr.acks_received++;
+	peer->ctr.acks_received++;
 	if (!srd_seq_lt(p->ack_psn, peer->snd_nxt) ||
 	    peer->snd_nxt - p->ack_psn > cfg->tx_window_pkts + SRD_SACK_WINDOW_PKTS)
 		return;		/* never sent, or long gone */
@@ -507,9 +507,9 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 	uint64_t backoff;
 	uint32_t i;
 
-	peer->eng->ctr.naks_received++;
+	peer->ctr.naks_received++;
 	if (p->nak_reason == SRD_NAK_RNR)
-		peer->eng->ctr.rnr_naks_received++;
+		peer->ctr.rnr_naks_received++;
 	m = msg_by_id(peer, p->msg_id);
 	/* A NAK answers one attempt; a later one, or a message partly
 	 * accepted (cannot happen with a correct receiver), ignores it. */
@@ -552,7 +552,7 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	struct srd_tx_pkt *e;
 	uint32_t psn;
 
-	peer->eng->ctr.rto_expired++;
+	peer->ctr.rto_expired++;
 	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
 		e = &peer->ring[psn & ring_mask(peer)];
 		if (e->in_use && e->psn == psn && now_us >= e->sent_us + rto)
@@ -561,7 +561,7 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	advance_una(peer);
 	srd_cc_on_rto(&peer->cc, cfg);
 	if (++peer->rto_backoff > cfg->rto_retries_max) {
-		peer->eng->ctr.peer_unreachable++;
+		peer->ctr.peer_unreachable++;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
 		srd_tx_reset_packets(peer);
 	}

@@ -519,7 +519,10 @@ static void node_down(struct sim *s, struct sim_node *nd)
 
 	if (!nd->eng)
 		return;
-	add_counters(&nd->ctr_sum, srd_engine_counters(nd->eng));
+	struct srd_counters c;
+
+	srd_engine_counters(nd->eng, &c);
+	add_counters(&nd->ctr_sum, &c);
 	srd_engine_destroy(nd->eng);
 	nd->eng = NULL;
 	for (j = 0; j < s->p->nodes; j++) {
