@@ -362,8 +362,7 @@ uint64_t srd_peer_next_deadline(const struct srd_peer *peer)
 
 void srd_peer_update_deadline(struct srd_peer *peer)
 {
-	uint64_t now_us = srd_now(peer);
-	uint64_t d = srd_tx_deadline(peer, now_us);
+	uint64_t d = srd_tx_deadline(peer);
 
 	if (peer->ack_pending)
 		d = srd_min_u64(d, peer->ack_due_us);

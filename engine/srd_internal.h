@@ -369,7 +369,7 @@ void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
 void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		     enum srd_comp_status st);
 void srd_tx_reset_packets(struct srd_peer *peer);
-uint64_t srd_tx_deadline(const struct srd_peer *peer, uint64_t now_us);
+uint64_t srd_tx_deadline(const struct srd_peer *peer);
 
 /* rx.c */
 void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);

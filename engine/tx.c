@@ -589,7 +589,7 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 	srd_tx_pump(peer, now_us);
 }
 
-uint64_t srd_tx_deadline(const struct srd_peer *peer, uint64_t now_us)
+uint64_t srd_tx_deadline(const struct srd_peer *peer)
 {
 	uint64_t d = srd_min_u64(rto_deadline(peer), peer->loss_deadline_us);
 	const struct srd_tx_msg *m;
@@ -608,11 +608,14 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer, uint64_t now_us)
 		else if (m->next_seg < m->nsegs)
 			work = true;
 	}
-	/* Only a pacing gap still to run: if the gap were over, the pump
-	 * that ran before this would have sent. */
+	/*
+	 * Work that neither the window nor the packet table holds back waits
+	 * for pacing only.  The gap may have ended since the pump looked
+	 * (real clocks move during a call): a deadline in the past makes the
+	 * OS call back at once, and the pump then sends.
+	 */
 	if (work && peer->inflight < srd_cc_window_pkts(&peer->cc) &&
-	    !peer->ring[peer->snd_nxt & ring_mask(peer)].in_use &&
-	    srd_cc_pacing_deadline_us(&peer->cc) > now_us)
+	    !peer->ring[peer->snd_nxt & ring_mask(peer)].in_use)
 		d = srd_min_u64(d, srd_cc_pacing_deadline_us(&peer->cc));
 	return d;
 }
