@@ -43,6 +43,9 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 
 	if (!newly_acked)
 		return;
+	/* New data ACKed and no needless retransmission reported: a cut
+	 * before this stands. */
+	cc->cwnd_undo = 0;
 	if (!rtt->min_us || delay_us <= target) {
 		/* + ai per window's worth of ACKs: ai * n / cwnd packets */
 		cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
@@ -66,6 +69,8 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 {
 	if (!can_decrease(cc, rtt, now_us))
 		return;
+	if (!cc->cwnd_undo)
+		cc->cwnd_undo = cc->cwnd;
 	cc->cwnd = clamp_cwnd(cfg, (uint64_t)cc->cwnd *
 			      (100 - cfg->cc_max_mdf_pct) / 100);
 	cc->last_decrease_us = now_us;
@@ -73,7 +78,20 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 
 void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg)
 {
+	if (!cc->cwnd_undo)
+		cc->cwnd_undo = cc->cwnd;
 	cc->cwnd = clamp_cwnd(cfg, 0);
+}
+
+/*
+ * A retransmission turned out needless (the receiver had the data): the
+ * loss or RTO cut that came with it was a mistake; take it back.
+ */
+void srd_cc_undo(struct srd_cc *cc)
+{
+	if (cc->cwnd_undo > cc->cwnd)
+		cc->cwnd = cc->cwnd_undo;
+	cc->cwnd_undo = 0;
 }
 
 uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
@@ -91,13 +109,21 @@ bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us)
 void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us)
 {
-	uint64_t gap_ns, now_ns = now_us * 1000;
+	uint64_t gap_ns, credit_ns, now_ns = now_us * 1000;
 
 	if (!cfg->pacing_gain_pct || !rtt->srtt_us)
 		return;
 	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / cc->cwnd *
 		 100 / cfg->pacing_gain_pct;
-	cc->pace_next_ns = srd_max_u64(cc->pace_next_ns, now_ns) + gap_ns;
+	/*
+	 * A token bucket of pacing_burst_pkts: after a pause, that many may
+	 * leave back to back, so an OS timer fires once per burst, not once
+	 * per packet; the long-run rate is unchanged.
+	 */
+	credit_ns = gap_ns * (cfg->pacing_burst_pkts - 1);
+	if (now_ns > credit_ns && cc->pace_next_ns < now_ns - credit_ns)
+		cc->pace_next_ns = now_ns - credit_ns;
+	cc->pace_next_ns += gap_ns;
 }
 
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc)

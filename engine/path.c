@@ -86,6 +86,25 @@ uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 	return best;
 }
 
+/*
+ * The packet declared lost on @path had arrived after all: forget the
+ * loss, and end an avoidance it caused.
+ */
+void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path)
+{
+	struct srd_path *p = &peer->paths[path];
+
+	if (p->lost_pkts)
+		p->lost_pkts--;
+	p->losses_in_row = 0;
+	if (p->state == SRD_PATH_AVOIDED && p->avoid_exp <= 1) {
+		p->state = SRD_PATH_ACTIVE;
+		p->avoid_exp = 0;
+		p->recovered++;
+		peer->ctr.path_recoveries++;
+	}
+}
+
 void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
 		     uint32_t rtt_us)
 {

@@ -42,6 +42,7 @@ void srd_config_default(struct srd_config *c)
 	c->cc_beta_pct = 80;
 	c->cc_max_mdf_pct = 50;
 	c->pacing_gain_pct = 125;
+	c->pacing_burst_pkts = 8;
 	c->path_fail_losses = 3;
 	c->path_avoid_us = 5000;
 	c->path_avoid_max_us = 1000000;
@@ -86,6 +87,8 @@ int srd_config_validate(const struct srd_config *c)
 		return -12;
 	if (!c->rnr_backoff_min_us || c->rnr_backoff_min_us > c->rnr_backoff_max_us)
 		return -13;
+	if (!c->pacing_burst_pkts || c->pacing_burst_pkts > c->cwnd_max_pkts)
+		return -14;
 	return 0;
 }
 

@@ -20,6 +20,35 @@ static uint32_t clamp_rto(const struct srd_config *cfg, uint64_t v)
 	return (uint32_t)v;
 }
 
+static uint32_t rto_of(const struct srd_rtt *r, const struct srd_config *cfg)
+{
+	uint64_t v = (uint64_t)r->srtt_us +
+		     srd_max_u64((uint64_t)r->rttvar_us * 4, 1);
+
+	return clamp_rto(cfg, srd_max_u64(v, r->floor_us));
+}
+
+/*
+ * An RTO fired though the packet had arrived: the path's delay has a
+ * tail the estimator does not see (a busy host, a virtual CPU that was
+ * not running).  Raise the floor under the RTO, up to rto_max_us.
+ */
+void srd_rtt_spurious_rto(struct srd_rtt *r, const struct srd_config *cfg)
+{
+	r->floor_us = clamp_rto(cfg, (uint64_t)srd_max_u64(r->floor_us,
+							   r->rto_us) * 2);
+	r->rto_us = rto_of(r, cfg);
+}
+
+/* A long run without spurious RTOs: lower the floor by half. */
+void srd_rtt_relax_floor(struct srd_rtt *r, const struct srd_config *cfg)
+{
+	r->floor_us /= 2;
+	if (r->floor_us < cfg->rto_min_us)
+		r->floor_us = 0;
+	r->rto_us = rto_of(r, cfg);
+}
+
 void srd_rtt_init(struct srd_rtt *r, const struct srd_config *cfg)
 {
 	srd_memset(r, 0, sizeof(*r));
@@ -49,8 +78,7 @@ void srd_rtt_sample(struct srd_rtt *r, const struct srd_config *cfg,
 		if (!r->srtt_us)
 			r->srtt_us = 1;
 	}
-	r->rto_us = clamp_rto(cfg, (uint64_t)r->srtt_us +
-			      srd_max_u64((uint64_t)r->rttvar_us * 4, 1));
+	r->rto_us = rto_of(r, cfg);
 }
 
 uint32_t srd_rto_backed_off(const struct srd_rtt *r,

@@ -45,6 +45,11 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 	p.ack_psn = peer->rcv.largest;
 	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
 	srd_memcpy(p.sack, peer->rcv.below, sizeof(p.sack));
+	if (peer->ack_dup) {
+		p.flags |= SRD_WF_ACK_DUP;
+		p.dup_psn = peer->ack_dup_psn;
+		peer->ack_dup = false;
+	}
 	hlen = srd_wire_put_ack(hdr, &p);
 	peer->ctr.acks_sent++;
 	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
@@ -113,6 +118,11 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	}
 	if (peer->rcv.largest == p->psn && r != SRD_RCV_DUPLICATE)
 		peer->rcv_largest_us = now_us;
+	/* Data we had, under a new PSN: its sender retransmitted needlessly. */
+	if (v == SRD_RXD_DUPLICATE && r != SRD_RCV_DUPLICATE) {
+		peer->ack_dup = true;
+		peer->ack_dup_psn = p->psn;
+	}
 	peer->ack_pending++;
 	if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
 	    (p->flags & SRD_WF_DATA_ACK_NOW) ||

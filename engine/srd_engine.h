@@ -48,6 +48,7 @@ enum srd_engine_wire_flags {
 	SRD_WF_DATA_HAS_IMM = 1 << 1,
 	SRD_WF_DATA_RETRANSMIT = 1 << 2,	/* informational */
 	SRD_WF_DATA_ACK_NOW = 1 << 3,	/* receiver: ACK without delay */
+	SRD_WF_ACK_DUP = 1 << 0,	/* ACK: dup_psn carried data already placed */
 };
 
 #define SRD_HDR_DATA_BYTES		52
@@ -137,6 +138,7 @@ struct srd_config {
 	uint32_t cc_beta_pct;		/* MD gain on delay above target */
 	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */
 	uint32_t pacing_gain_pct;	/* pace at cwnd/srtt * gain; 0: no pacing */
+	uint32_t pacing_burst_pkts;	/* back to back at most, after a pause */
 
 	uint32_t path_fail_losses;	/* losses in a row that avoid a path */
 	uint32_t path_avoid_us;		/* first avoidance, doubled each time */
@@ -161,6 +163,8 @@ struct srd_counters {
 	uint64_t retransmits;		/* DATA packets sent again */
 	uint64_t rto_expired;		/* RTO expiries */
 	uint64_t fast_retransmits;	/* losses found from SACK evidence */
+	uint64_t spurious_retransmits;	/* retransmissions the receiver did not
+					 * need (ACK DUP): window and path undone */
 	uint64_t duplicates;		/* DATA already received */
 	uint64_t out_of_order;		/* DATA with a PSN not largest + 1 */
 	uint64_t acks_sent, acks_received;

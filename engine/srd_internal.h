@@ -75,6 +75,7 @@ struct srd_pkt {
 	/* ACK */
 	uint32_t ack_psn, ack_delay_us;
 	uint8_t sack[SRD_SACK_WINDOW_PKTS / 8];
+	uint32_t dup_psn;		/* with SRD_WF_ACK_DUP */
 	/* NAK: psn, msg_id, attempt above */
 	uint8_t nak_reason;
 };
@@ -128,9 +129,12 @@ struct srd_rtt {
 	uint32_t min_us;	/* 0: none */
 	uint64_t min_stamp_us;	/* when min_us was taken */
 	uint32_t rto_us;	/* before backoff */
+	uint32_t floor_us;	/* adaptive floor: grows on spurious RTOs; 0: rto_min_us */
 };
 
 void srd_rtt_init(struct srd_rtt *r, const struct srd_config *cfg);
+void srd_rtt_spurious_rto(struct srd_rtt *r, const struct srd_config *cfg);
+void srd_rtt_relax_floor(struct srd_rtt *r, const struct srd_config *cfg);
 void srd_rtt_sample(struct srd_rtt *r, const struct srd_config *cfg,
 		    uint32_t sample_us, uint64_t now_us);
 uint32_t srd_rto_backed_off(const struct srd_rtt *r,
@@ -142,6 +146,7 @@ uint32_t srd_rto_backed_off(const struct srd_rtt *r,
 
 struct srd_cc {
 	uint32_t cwnd;		/* packets * SRD_CWND_ONE */
+	uint32_t cwnd_undo;	/* before the last loss/RTO cut; 0: none */
 	uint64_t last_decrease_us;
 	uint64_t pace_next_ns;	/* earliest next DATA send */
 	bool stalled;		/* counted once per stall */
@@ -153,6 +158,7 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   uint32_t delay_us, uint64_t now_us);
 void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us);
+void srd_cc_undo(struct srd_cc *cc);
 void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg);
 uint32_t srd_cc_window_pkts(const struct srd_cc *cc);
 bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us);
@@ -183,6 +189,7 @@ void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
 		     uint32_t rtt_us);
 void srd_path_on_loss(struct srd_peer *peer, uint32_t path, bool was_probe,
 		      bool timeout, uint64_t now_us);
+void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path);
 
 /* --- messages (msg.c) ------------------------------------------------ */
 
@@ -265,6 +272,9 @@ struct srd_tx_pkt {
 	uint8_t attempt;
 	bool in_use;
 	bool is_probe;
+	bool is_retx;
+	bool retx_rto;			/* is_retx: the copy before timed out */
+	uint8_t lost_path;		/* is_retx: where the copy before went */
 };
 
 /* A segment to send again; queued when its packet was declared lost. */
@@ -273,6 +283,7 @@ struct srd_retx {
 	uint32_t seg;
 	uint8_t attempt;
 	uint8_t last_path;
+	bool timeout;			/* declared lost by the RTO */
 };
 
 #define SRD_RETIRED_EPOCHS	4
@@ -312,6 +323,8 @@ struct srd_peer {
 	uint32_t snd_nxt;		/* next PSN */
 	uint32_t snd_una;		/* lowest PSN maybe in flight */
 	uint32_t inflight;
+	uint32_t reo_wnd_us;		/* reordering allowance, grows on spurious */
+	uint32_t acks_since_spurious;
 	bool largest_acked_valid;
 	uint32_t largest_acked;
 	uint64_t loss_deadline_us;
@@ -330,6 +343,8 @@ struct srd_peer {
 	struct srd_rcv_window rcv;
 	uint64_t rcv_largest_us;	/* when rcv.largest arrived */
 	uint32_t ack_pending;		/* accepted packets not yet ACKed */
+	bool ack_dup;			/* the next ACK names ack_dup_psn */
+	uint32_t ack_dup_psn;
 	uint64_t ack_due_us;
 	struct srd_rx_slot *rx_slots;	/* msg_window, by msg_id */
 	bool rx_base_valid;

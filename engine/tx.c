@@ -207,7 +207,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 
 static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, bool retx, uint32_t last_path,
-		      uint64_t now_us)
+		      bool retx_rto, uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
@@ -253,6 +253,9 @@ static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	e->attempt = m->attempt;
 	e->in_use = true;
 	e->is_probe = probe;
+	e->is_retx = retx;
+	e->retx_rto = retx && retx_rto;
+	e->lost_path = (uint8_t)(retx ? last_path : path);
 	peer->inflight++;
 
 	peer->ctr.tx_data_pkts++;
@@ -351,10 +354,11 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 		peer->cc.stalled = false;
 		if (have_retx) {
 			peer->retx_head++;
-			send_data(peer, m, r.seg, true, r.last_path, now_us);
+			send_data(peer, m, r.seg, true, r.last_path, r.timeout,
+				  now_us);
 		} else {
 			send_data(peer, m, m->next_seg++, false, SRD_PATH_NONE,
-				  now_us);
+				  false, now_us);
 		}
 	}
 }
@@ -382,6 +386,7 @@ static void declare_lost(struct srd_peer *peer, struct srd_tx_pkt *e,
 	r->seg = e->seg;
 	r->attempt = e->attempt;
 	r->last_path = e->path;
+	r->timeout = timeout;
 }
 
 static uint64_t loss_delay_us(const struct srd_peer *peer,
@@ -393,7 +398,8 @@ static uint64_t loss_delay_us(const struct srd_peer *peer,
 
 	if (!base)
 		return peer->rtt.rto_us;
-	return base * 5 / 4 + peer->eng->cfg.reorder_slack_us;
+	return base * 5 / 4 + peer->eng->cfg.reorder_slack_us +
+	       peer->reo_wnd_us;
 }
 
 static void detect_losses(struct srd_peer *peer, uint64_t now_us)
@@ -441,6 +447,37 @@ static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
 		srd_tx_complete(peer, m, SRD_COMP_OK);
 }
 
+/*
+ * The receiver says PSN @psn carried data it already had.  If that was
+ * our retransmission, the loss that caused it was not one: undo the
+ * window cut and the path's penalty (in the spirit of Eifel and DSACK
+ * undo, RFC 3522 and RFC 3708).
+ */
+static void on_dup_ack(struct srd_peer *peer, uint32_t psn)
+{
+	struct srd_tx_pkt *e = &peer->ring[psn & ring_mask(peer)];
+
+	if (!e->in_use || e->psn != psn || !e->is_retx)
+		return;
+	e->is_retx = false;		/* once per retransmission */
+	peer->ctr.spurious_retransmits++;
+	/*
+	 * Reordering beyond what the loss timer allowed (paths of unequal
+	 * delay): allow more, as RACK does, up to one smoothed RTT.
+	 */
+	peer->reo_wnd_us = peer->reo_wnd_us ?
+		(uint32_t)srd_min_u64((uint64_t)peer->reo_wnd_us * 2,
+				      srd_max_u64(peer->rtt.srtt_us, 1)) :
+		srd_max_u64(peer->rtt.srtt_us / 4, 1);
+	peer->acks_since_spurious = 0;
+	srd_cc_undo(&peer->cc);
+	peer->rto_backoff = 0;
+	if (e->retx_rto)
+		srd_rtt_spurious_rto(&peer->rtt, &peer->eng->cfg);
+	if (e->lost_path < peer->eng->cfg.n_paths)
+		srd_path_on_spurious_loss(peer, e->lost_path);
+}
+
 void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us)
 {
@@ -449,9 +486,18 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	struct srd_tx_pkt *e;
 
 	peer->ctr.acks_received++;
+	/* A long run without needless retransmissions: tighten again. */
+	if ((peer->reo_wnd_us || peer->rtt.floor_us) &&
+	    ++peer->acks_since_spurious >= 1024) {
+		peer->reo_wnd_us /= 2;
+		srd_rtt_relax_floor(&peer->rtt, cfg);
+		peer->acks_since_spurious = 0;
+	}
 	if (!srd_seq_lt(p->ack_psn, peer->snd_nxt) ||
 	    peer->snd_nxt - p->ack_psn > cfg->tx_window_pkts + SRD_SACK_WINDOW_PKTS)
 		return;		/* never sent, or long gone */
+	if (p->flags & SRD_WF_ACK_DUP)
+		on_dup_ack(peer, p->dup_psn);
 	e = &peer->ring[p->ack_psn & mask];
 	if (e->in_use && e->psn == p->ack_psn) {
 		uint64_t s = now_us - e->sent_us;

@@ -40,7 +40,7 @@ uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
 	srd_put_be32(b + 12, p->ack_psn);
 	srd_put_be32(b + 16, p->ack_delay_us);
 	srd_memcpy(b + 20, p->sack, sizeof(p->sack));
-	srd_put_be32(b + 36, 0);
+	srd_put_be32(b + 36, p->flags & SRD_WF_ACK_DUP ? p->dup_psn : 0);
 	return put_common(b, p, SRD_WOP_ACK, SRD_HDR_ACK_BYTES);
 }
 
@@ -132,6 +132,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->ack_psn = srd_get_be32(b + 12);
 		p->ack_delay_us = srd_get_be32(b + 16);
 		srd_memcpy(p->sack, b + 20, sizeof(p->sack));
+		p->dup_psn = srd_get_be32(b + 36);
 		if (p->dst_epoch == 0)
 			return SRD_PARSE_FIELD;
 		break;

@@ -850,6 +850,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->retransmits += nd->ctr_sum.retransmits;
 		r->rto_expired += nd->ctr_sum.rto_expired;
 		r->fast_retransmits += nd->ctr_sum.fast_retransmits;
+		r->spurious_retransmits += nd->ctr_sum.spurious_retransmits;
 		r->duplicates += nd->ctr_sum.duplicates;
 		r->rnr_naks += nd->ctr_sum.rnr_naks_sent;
 		r->peer_restarts += nd->ctr_sum.peer_restarts;

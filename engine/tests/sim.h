@@ -51,6 +51,7 @@ struct sim_result {
 	uint64_t sim_time_us, events;
 	uint64_t pkts_sent, pkts_dropped_net, pkts_dropped_queue, pkts_duped;
 	uint64_t retransmits, rto_expired, fast_retransmits, duplicates;
+	uint64_t spurious_retransmits;
 	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
 	uint64_t stale_drops;
 	uint64_t bytes_delivered;

@@ -208,14 +208,16 @@ static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scal
 	       (unsigned long long)r.failed_sends, (unsigned long long)r.expected_fail,
 	       (unsigned long long)r.sim_time_us, (unsigned long long)r.events, secs);
 	printf("#   pkts %llu, net drops %llu, queue drops %llu (max queue %llu B), dups %llu; "
-	       "retx %llu (fast %llu, rto %llu), dup rx %llu, rnr naks %llu, "
+	       "retx %llu (fast %llu, rto %llu, spurious %llu), dup rx %llu, rnr naks %llu, "
 	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu; "
 	       "peak %zu B/node (bound %zu)\n",
 	       (unsigned long long)r.pkts_sent, (unsigned long long)r.pkts_dropped_net,
 	       (unsigned long long)r.pkts_dropped_queue,
 	       (unsigned long long)r.max_queue_bytes, (unsigned long long)r.pkts_duped,
 	       (unsigned long long)r.retransmits, (unsigned long long)r.fast_retransmits,
-	       (unsigned long long)r.rto_expired, (unsigned long long)r.duplicates,
+	       (unsigned long long)r.rto_expired,
+	       (unsigned long long)r.spurious_retransmits,
+	       (unsigned long long)r.duplicates,
 	       (unsigned long long)r.rnr_naks, (unsigned long long)r.path_switches,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
 	       (unsigned long long)r.stale_drops, r.peak_bytes_per_node,

@@ -535,13 +535,23 @@ static void test_cc_window(void)
 	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
 	srd_cc_on_rto(&cc, &c);
 	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "rto -> floor");
-	/* Pacing: cwnd 1, srtt 100 us, gain 125% -> 80 us between packets. */
+	/*
+	 * Pacing: cwnd 1, srtt 100 us, gain 125% -> 80 us between packets.
+	 * After a pause, a burst of pacing_burst_pkts leaves back to back,
+	 * then the gap holds.
+	 */
 	cc.pace_next_ns = 0;
-	srd_cc_on_send(&cc, &c, &r, 5000);
-	CHECK(cc.pace_next_ns == 5000 * 1000 + 80000, "pace gap %llu",
-	      (unsigned long long)(cc.pace_next_ns - 5000000));
+	for (i = 0; i < c.pacing_burst_pkts; i++) {
+		CHECK(srd_cc_pacing_allows(&cc, 5000), "burst packet %u allowed", i);
+		srd_cc_on_send(&cc, &c, &r, 5000);
+	}
+	CHECK(cc.pace_next_ns == 5000 * 1000 + 80000, "pace gap %lld",
+	      (long long)(cc.pace_next_ns - 5000000));
 	CHECK(!srd_cc_pacing_allows(&cc, 5079) && srd_cc_pacing_allows(&cc, 5080),
 	      "pacing gate");
+	srd_cc_on_send(&cc, &c, &r, 5080);
+	CHECK(!srd_cc_pacing_allows(&cc, 5159) && srd_cc_pacing_allows(&cc, 5160),
+	      "steady gap after the burst");
 }
 
 static void test_path_avoid_and_probe_back(void)
@@ -673,6 +683,47 @@ static void test_duplicates_suppressed(void)
 	CHECK(ectr(pr->n[1]->eng)->duplicates > 0, "duplicates counted: %llu",
 	      (unsigned long long)ectr(pr->n[1]->eng)->duplicates);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 5, "5 OK");
+	pair_free(pr);
+}
+
+/* ACKs vanish until *arg (a time in us): the DATA itself arrives. */
+static bool drop_acks_until(struct pair *pr, struct qpkt *q, void *arg)
+{
+	return q->data[1] == SRD_WOP_ACK && pr->now < *(uint64_t *)arg;
+}
+
+static void test_spurious_retransmit_undone(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_peer_info before, after;
+	uint64_t until;
+
+	/* Warm up: the handshake and an RTT sample. */
+	send_one(pr, 0, 100, 1, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	srd_peer_get_info(pr->n[0]->peer, &before);
+
+	/* The data arrives but its ACKs are lost for 5 ms: the RTO fires
+	 * and retransmits what the receiver already has. */
+	send_one(pr, 0, 8 * 1024, 2, 7);
+	until = pr->now + 5000;
+	pair_run(pr, pr->now + 1000000, false, drop_acks_until, &until);
+	srd_peer_get_info(pr->n[0]->peer, &after);
+
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2 && pr->n[1]->nrx == 2 &&
+	      pr->n[1]->rx[1].done == 1 && rx_intact(&pr->n[1]->rx[1]),
+	      "delivered once and completed OK");
+	CHECK(ectr(pr->n[0]->eng)->rto_expired > 0, "the RTO fired");
+	CHECK(ectr(pr->n[0]->eng)->spurious_retransmits > 0,
+	      "the receiver reported the needless retransmission");
+	/* The RTO dropped it to 1; the undo brought it back (a delay-based
+	 * cut for the late ACKs may follow, but not back to the floor). */
+	CHECK(after.cwnd_pkts_x256 >= before.cwnd_pkts_x256 / 2,
+	      "window restored: %u before, %u after (x256)",
+	      before.cwnd_pkts_x256, after.cwnd_pkts_x256);
+	CHECK(pr->n[0]->peer->rtt.floor_us > c.rto_min_us,
+	      "the RTO floor learnt the delay: %u", pr->n[0]->peer->rtt.floor_us);
 	pair_free(pr);
 }
 
@@ -894,6 +945,7 @@ static const struct test tests[] = {
 	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
+	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
