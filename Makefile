@@ -35,6 +35,8 @@ LIBDIR ?= $(PREFIX)/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/nu
 SYSCONFDIR ?= /etc
 
 KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
+# The SRD engine: the module compiles the same files as the host tests.
+ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider selftests check demo vm-shell \
@@ -64,6 +66,8 @@ module-%:
 	@mkdir -p $(BUILD)/kernel/$*
 	@for f in $(KSRC); do ln -sfn $(TOP)/kernel/$$f $(BUILD)/kernel/$*/$$f; done
 	@ln -sfn $(TOP)/uapi $(BUILD)/kernel/$*/uapi
+	@mkdir -p $(BUILD)/kernel/$*/engine
+	@for f in $(ESRC); do ln -sfn $(TOP)/engine/$$f $(BUILD)/kernel/$*/engine/$$f; done
 	@$(TOP)/scripts/kernel-probes.sh /lib/modules/$*/build $(BUILD)/kernel/$*
 	@echo "  MODULE  rdma_srd.ko for $*"
 	@log=$(BUILD)/kernel/$*/build.log; \

@@ -71,6 +71,11 @@ u32 srd_port_mtu_bytes(struct srd_dev *sdev)
 	return mtu ? ib_mtu_enum_to_int(mtu) : 0;
 }
 
+u32 srd_max_srd_msg_bytes(struct srd_dev *sdev)
+{
+	return sdev->limits.max_srd_msg_bytes ?: srd_port_mtu_bytes(sdev);
+}
+
 static int srd_query_port(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attr *attr)
 {
@@ -80,8 +85,7 @@ static int srd_query_port(struct ib_device *ibdev, u32 port,
 	/* ib_core zeroed *attr. */
 	attr->gid_tbl_len = SRD_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;
-	attr->max_msg_sz = sdev->limits.max_srd_msg_bytes ?:
-			   srd_port_mtu_bytes(sdev);
+	attr->max_msg_sz = srd_max_srd_msg_bytes(sdev);
 	attr->max_mtu = IB_MTU_4096;
 	attr->max_vl_num = 1;
 	attr->active_mtu = srd_active_mtu(sdev);
@@ -181,6 +185,7 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	synchronize_rcu();
 
 	cancel_work_sync(&sdev->gid_work);
+	srd_transport_fini(sdev);
 	ida_destroy(&sdev->pd_ida);
 	/* ib_core destroyed every object before calling us. */
 	WARN_ON_ONCE(!xa_empty(&sdev->qps));
@@ -299,6 +304,9 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 			 netdev_name(ndev), err);
 		goto err_dealloc;
 	}
+	err = srd_transport_init(sdev);
+	if (err)
+		goto err_dealloc;
 
 	sdev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
 	sdev->ibdev.phys_port_cnt = 1;
@@ -331,6 +339,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	spin_lock_bh(&srd_devices_lock);
 	list_add_tail_rcu(&sdev->list, &srd_devices);
 	spin_unlock_bh(&srd_devices_lock);
+	srd_transport_debugfs_add(sdev);
 
 	/*
 	 * NETDEV_UNREGISTER may have run before the device was on the list,

@@ -23,7 +23,7 @@ static const struct srd_limits srd_limits_profiles[] = {
 		.max_recv_sge = SRD_MAX_RECV_SGE,
 		.max_rdma_sge = SRD_MAX_RDMA_SGE,
 		.max_inline_bytes = SRD_MAX_INLINE_BYTES,
-		.max_srd_msg_bytes = SRD_MAX_MSG_BYTES,
+		.max_srd_msg_bytes = SRD_DEV_MAX_MSG_BYTES,
 	},
 	[SRD_LIMITS_EFA] = {
 		.profile = SRD_LIMITS_EFA,

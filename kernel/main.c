@@ -16,6 +16,8 @@ static int __init srd_init(void)
 	err = srd_socket_init();
 	if (err)
 		return err;
+	srd_debugfs_init();
+	srd_counters_init();
 	err = srd_netdev_notifiers_register();
 	if (err)
 		goto err_socket;
@@ -29,6 +31,7 @@ static int __init srd_init(void)
 err_notifiers:
 	srd_netdev_notifiers_unregister();
 err_socket:
+	srd_debugfs_exit();
 	srd_socket_exit();
 	return err;
 }
@@ -40,6 +43,7 @@ static void __exit srd_exit(void)
 	/* ... then remove the ones there are; their dealloc stops their work. */
 	srd_dev_remove_all();
 	srd_netdev_notifiers_unregister();
+	srd_debugfs_exit();
 	srd_socket_exit();
 	pr_info("rdma_srd: unloaded\n");
 }

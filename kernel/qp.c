@@ -14,7 +14,7 @@
 /* Attributes modify_qp understands; ib_modify_qp_is_ok() checks the rest. */
 #define SRD_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 			       IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
-			       IB_QP_SQ_PSN)
+			       IB_QP_SQ_PSN | IB_QP_RNR_RETRY)
 
 static u32 srd_sq_stride(u32 max_sge, u32 max_inline)
 {
@@ -35,12 +35,10 @@ static int srd_qp_check_init_attr(struct srd_dev *sdev,
 {
 	struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type == IB_QPT_DRIVER &&
-	    cmd->driver_qp_type == SRD_QP_TYPE_SRD) {
-		ibdev_dbg(&sdev->ibdev, "create_qp: SRD QPs are not implemented yet\n");
-		return -EOPNOTSUPP;
-	}
-	if (init->qp_type != IB_QPT_UD || cmd->driver_qp_type)
+	/* UD, or IBV_QPT_DRIVER meaning SRD. */
+	if (!(init->qp_type == IB_QPT_UD && !cmd->driver_qp_type) &&
+	    !(init->qp_type == IB_QPT_DRIVER &&
+	      cmd->driver_qp_type == SRD_QP_TYPE_SRD))
 		return -EOPNOTSUPP;
 	if (init->srq || init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
@@ -93,6 +91,13 @@ static void srd_qp_set_state(struct srd_qp *qp, enum ib_qp_state state)
 	smp_mb();
 }
 
+/* The largest message a send work request of @qp may carry. */
+static u32 srd_qp_max_msg_bytes(struct srd_qp *qp)
+{
+	return qp->is_srd ? srd_max_srd_msg_bytes(qp->sdev) :
+			    srd_port_mtu_bytes(qp->sdev);
+}
+
 int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -137,6 +142,10 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
 	qp->max_inline = cap->max_inline_data;
+	qp->is_srd = init->qp_type == IB_QPT_DRIVER;
+	qp->rnr_retry = SRD_RNR_RETRY_INFINITE;
+	atomic_set(&qp->sq_inflight, 0);
+	INIT_DELAYED_WORK(&qp->sq_work, srd_sq_work);
 
 	err = srd_wq_init(&qp->sq, &uctx->ibuc, cap->max_send_wr,
 			  cap->max_send_sge,
@@ -160,7 +169,7 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cap->max_send_wr = qp->sq.ring->num_entries;
 	cap->max_recv_wr = qp->rq.ring->num_entries;
 
-	resp.max_msg_sz = srd_port_mtu_bytes(sdev);
+	resp.max_msg_sz = srd_qp_max_msg_bytes(qp);
 	WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz, resp.max_msg_sz);
 	srd_ring_info(qp->sq.ring, &resp.sq);
 	srd_ring_info(qp->rq.ring, &resp.rq);
@@ -187,13 +196,13 @@ err_count:
  */
 void srd_qps_mtu_changed(struct srd_dev *sdev)
 {
-	u32 max_msg_sz = srd_port_mtu_bytes(sdev);
 	struct srd_qp *qp;
 	unsigned long qpn;
 
 	xa_lock_bh(&sdev->qps);
 	xa_for_each(&sdev->qps, qpn, qp)
-		WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz, max_msg_sz);
+		WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz,
+			   srd_qp_max_msg_bytes(qp));
 	xa_unlock_bh(&sdev->qps);
 }
 
@@ -316,7 +325,13 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
 					 READ_ONCE(qp->state);
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	/*
+	 * SRD QPs move as UD ones do; rnr_retry, which UD lacks, may come
+	 * with any transition (as on EFA).
+	 */
+	if (!ib_modify_qp_is_ok(cur, new, IB_QPT_UD, mask & ~IB_QP_RNR_RETRY) ||
+	    ((mask & IB_QP_RNR_RETRY) &&
+	     (!qp->is_srd || attr->rnr_retry > SRD_RNR_RETRY_INFINITE))) {
 		ibdev_dbg(ibqp->device, "modify_qp %u: %d -> %d with mask 0x%x is not allowed\n",
 			  ibqp->qp_num, cur, new, mask);
 		err = -EINVAL;
@@ -329,6 +344,8 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	if (mask & IB_QP_QKEY)
 		WRITE_ONCE(qp->qkey, attr->qkey);
+	if (mask & IB_QP_RNR_RETRY)
+		WRITE_ONCE(qp->rnr_retry, attr->rnr_retry);
 
 	if (mask & IB_QP_STATE) {
 		spin_lock_bh(&qp->rq_lock);
@@ -342,6 +359,9 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->rq_lock);
 		if (new == IB_QPS_ERR)
 			srd_qp_flush_sq(qp);
+		/* Sends in flight complete FLUSHED, receives abort. */
+		if (qp->is_srd && (new == IB_QPS_ERR || new == IB_QPS_RESET))
+			srd_transport_flush_qp(qp->sdev, ibqp->qp_num);
 	}
 out:
 	mutex_unlock(&qp->sq_mutex);
@@ -358,6 +378,7 @@ int srd_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = READ_ONCE(qp->state);
 	attr->cur_qp_state = attr->qp_state;
 	attr->qkey = READ_ONCE(qp->qkey);
+	attr->rnr_retry = READ_ONCE(qp->rnr_retry);
 	attr->port_num = 1;
 	attr->pkey_index = 0;
 	attr->path_mtu = ib_mtu_int_to_enum(srd_port_mtu_bytes(qp->sdev));
@@ -381,10 +402,21 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct srd_qp *qp = to_sqp(ibqp);
 	struct srd_dev *sdev = qp->sdev;
 
-	/* No new receive finds it; wait for those in flight. */
+	/* The SQ takes no more work; sq_work stops for good. */
+	mutex_lock(&qp->sq_mutex);
+	qp->sq_dead = true;
+	mutex_unlock(&qp->sq_mutex);
+
+	/* No new receive finds it; ... */
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	/* ... the transport lets go of its messages; ... */
+	if (qp->is_srd)
+		srd_transport_flush_qp(sdev, ibqp->qp_num);
+	/* ... and we wait for the receives and completions in flight. */
 	srd_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* Only a message's completion queues sq_work, and none is left. */
+	cancel_delayed_work_sync(&qp->sq_work);
 
 	srd_wq_destroy(&qp->rq);
 	srd_wq_destroy(&qp->sq);

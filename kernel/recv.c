@@ -189,17 +189,31 @@ out:
 }
 
 /*
- * A datagram for @sdev.  The SRD header is at @hdr_offset, already in the
- * linear area.  The caller owns, and frees, the skb.
+ * A datagram for @sdev.  The SRD header is at @hdr_offset, its first
+ * SRD_WIRE_COMMON_BYTES in the linear area.  The caller owns, and frees,
+ * the skb.
  */
 void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 	      const union ib_gid *sgid, const union ib_gid *dgid, u8 hop_limit)
 {
-	const struct srd_wire_hdr *hdr = (const void *)(skb->data + hdr_offset);
+	const u8 *common = skb->data + hdr_offset;
+	const struct srd_wire_hdr *hdr;
 	struct srd_recv_ctx ctx;
-	u32 hdr_len = hdr->hdr_len_words * 4;
 	struct srd_qp *qp;
+	u32 hdr_len;
 
+	/* SRD transport packets go to the engine, which checks the rest. */
+	if (common[0] == SRD_WIRE_VERSION && common[1] >= SRD_OP_SRD_FIRST &&
+	    common[1] <= SRD_OP_SRD_LAST) {
+		srd_transport_recv(sdev, skb, hdr_offset, sgid, dgid);
+		return;
+	}
+	if (!pskb_may_pull(skb, hdr_offset + SRD_WIRE_HDR_BYTES)) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
+		return;
+	}
+	hdr = (const void *)(skb->data + hdr_offset);
+	hdr_len = hdr->hdr_len_words * 4;
 	if (hdr->version != SRD_WIRE_VERSION || hdr_len < SRD_WIRE_HDR_BYTES ||
 	    hdr_offset + hdr_len > skb->len ||
 	    (hdr->opcode != SRD_OP_UD_SEND &&

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd: the send path of UD QPs.  The provider fills SQ slots and
- * rings a doorbell (a POST_SEND with no work requests); the doorbell
- * consumes the ring here, in the caller's process context.
+ * softsrd: the send queue.  The provider fills SQ slots and rings a
+ * doorbell (a POST_SEND with no work requests); the doorbell consumes the
+ * ring here, in the caller's process context.  A UD send goes out at once
+ * and completes here; an SRD send goes to the transport (msg.c), which
+ * completes it later.
  */
 
 #include <linux/jhash.h>
@@ -15,12 +17,6 @@
 /* Room for any link-layer, IP and UDP header in front of the SRD header. */
 #define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
-
-struct srd_send_result {
-	u8 status;		/* enum ib_wc_status */
-	u32 vendor_err;		/* enum srd_vendor_err */
-	u32 byte_len;
-};
 
 static void srd_send_fail(struct srd_send_result *res, u8 status, u32 verr)
 {
@@ -151,6 +147,27 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	srd_count(sdev, SRD_CNT_TX_BYTES, len);
 }
 
+/*
+ * May the doorbell start one more SRD send?  Not while the QP has as many
+ * in flight as its SQ has slots: then it stops, and the next completion
+ * restarts it (srd_msg_send_done()).  Under sq_mutex.
+ */
+static bool srd_sq_has_room(struct srd_qp *qp)
+{
+	u32 limit = qp->sq.ring->num_entries;
+
+	if (atomic_read(&qp->sq_inflight) < limit)
+		return true;
+	WRITE_ONCE(qp->sq_blocked, true);
+	/* Pairs with srd_msg_send_done(): it sees sq_blocked, or we see room. */
+	smp_mb();
+	if (atomic_read(&qp->sq_inflight) < limit) {
+		WRITE_ONCE(qp->sq_blocked, false);
+		return true;
+	}
+	return false;
+}
+
 /* The SQ failed: the QP goes to ERR and both queues are flushed. */
 static void srd_sq_fail(struct srd_qp *qp)
 {
@@ -184,16 +201,27 @@ static void srd_sq_process(struct srd_qp *qp)
 	}
 
 	while (qp->sq.cons != prod) {
+		if (qp->is_srd && !srd_sq_has_room(qp))
+			return;
 		/* Work on a copy: userspace may rewrite the slot meanwhile. */
 		memcpy(wqe, srd_ring_slot(ring, qp->sq.cons), ring->stride);
 		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
-		srd_send_one(qp, wqe, &res);
+		if (!qp->is_srd) {
+			srd_send_one(qp, wqe, &res);
+		} else if (srd_msg_send(qp, wqe, &res) == -EAGAIN) {
+			/* The peer is full: try again shortly. */
+			WRITE_ONCE(qp->sq_blocked, true);
+			mod_delayed_work(system_wq, &qp->sq_work, 1);
+			return;
+		}
 		qp->sq.cons++;
 		/* The slot was copied before it is handed back. */
 		smp_store_release(&ring->ctl->cons, qp->sq.cons);
 
+		/* An SRD send in flight completes later, from the transport. */
 		if (res.status != IB_WC_SUCCESS ||
-		    (wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all) {
+		    (!qp->is_srd &&
+		     ((wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all))) {
 			cqe = (struct srd_cqe){
 				.wr_id = wqe->wr_id,
 				.status = res.status,
@@ -210,6 +238,21 @@ static void srd_sq_process(struct srd_qp *qp)
 		}
 		cond_resched();
 	}
+}
+
+/* Resume an SRD doorbell that stopped for room (srd_sq_has_room()). */
+void srd_sq_work(struct work_struct *work)
+{
+	struct srd_qp *qp = container_of(to_delayed_work(work), struct srd_qp,
+					 sq_work);
+
+	mutex_lock(&qp->sq_mutex);
+	if (!qp->sq_dead && READ_ONCE(qp->sq_blocked)) {
+		WRITE_ONCE(qp->sq_blocked, false);
+		if (READ_ONCE(qp->state) == IB_QPS_RTS)
+			srd_sq_process(qp);
+	}
+	mutex_unlock(&qp->sq_mutex);
 }
 
 int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -40,9 +40,11 @@
 #include <linux/hashtable.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
+#include <linux/hrtimer.h>
 #include <rdma/srd-abi.h>
 
 #include "compat.h"
+#include "engine/srd_engine.h"
 
 #define SRD_VERSION		"0.1.0"
 #define SRD_VERSION_MAJOR	0
@@ -56,9 +58,9 @@
  */
 #define SRD_IP_HDR_MAX_BYTES	40
 #define SRD_UDP_HDR_BYTES	8
-#define SRD_HDR_MAX_BYTES	64
+#define SRD_WIRE_HDR_MAX_BYTES	64
 #define SRD_WIRE_OVERHEAD_BYTES	(SRD_IP_HDR_MAX_BYTES + SRD_UDP_HDR_BYTES + \
-				 SRD_HDR_MAX_BYTES)
+				 SRD_WIRE_HDR_MAX_BYTES)
 
 #define SRD_GID_TBL_LEN		16
 
@@ -78,11 +80,14 @@
 #define SRD_MAX_RECV_SGE	16
 #define SRD_MAX_RDMA_SGE	16
 #define SRD_MAX_INLINE_BYTES	256
-#define SRD_MAX_MSG_BYTES	(1U << 20)
+#define SRD_DEV_MAX_MSG_BYTES	(1U << 20)
 #define SRD_MAX_MR_BYTES	(1ULL << 40)
 
 /* The UDP port SRD listens on and sends to (module parameter udp_port). */
 extern unsigned short srd_udp_port;
+
+/* Peers (remote devices) one device keeps transport state for. */
+#define SRD_MAX_PEERS		1024
 
 /* Device counters, shown in hw_counters and by "rdma statistic". */
 enum srd_counter {
@@ -105,6 +110,8 @@ enum srd_counter {
 	SRD_CNT_RX_DROP_NO_RECV,
 	SRD_CNT_CQ_OVERFLOWS,
 	SRD_CNT_WQE_ERRORS,
+	SRD_CNT_SRD_RX_DROP_NO_PEER,
+	SRD_CNT_SRD_PEERS,		/* peers created; kept until removal */
 	SRD_NUM_COUNTERS
 };
 
@@ -184,6 +191,9 @@ struct srd_dev {
 	DECLARE_HASHTABLE(ah_by_dgid, 8);
 
 	atomic64_t counters[SRD_NUM_COUNTERS];
+
+	/* The SRD transport (peer.c): one engine, its peers. */
+	struct srd_transport *transport;
 };
 
 static inline struct srd_dev *to_sdev(struct ib_device *ibdev)
@@ -327,6 +337,13 @@ struct srd_wq {
  * state is written with rq_lock held (and sq_mutex too, except when the
  * receive path moves the QP to ERR); readers without rq_lock use
  * READ_ONCE() and tolerate a concurrent move to ERR.
+ *
+ * SRD QPs (is_srd) hand each send to the transport, which completes it
+ * later from any context (msg.c).  A send in flight holds a QP reference
+ * and counts in sq_inflight; the doorbell stops consuming the SQ while
+ * sq_inflight is at the SQ's size (or the peer is busy), sets sq_blocked,
+ * and sq_work resumes it when a send completes.  sq_dead (under
+ * sq_mutex) stops sq_work once destroy has begun.
  */
 struct srd_qp {
 	struct ib_qp ibqp;
@@ -344,6 +361,13 @@ struct srd_qp {
 	struct srd_cq *rcq;
 	struct srd_wq sq;
 	struct srd_wq rq;
+
+	bool is_srd;
+	u8 rnr_retry;			/* 0..7, 7 = infinite */
+	atomic_t sq_inflight;
+	bool sq_blocked;
+	bool sq_dead;
+	struct delayed_work sq_work;
 };
 
 static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
@@ -353,6 +377,8 @@ static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
 
 /* The largest UD payload: the port's active MTU, in bytes. */
 u32 srd_port_mtu_bytes(struct srd_dev *sdev);
+/* The largest SRD message: the limits profile's, or the port MTU. */
+u32 srd_max_srd_msg_bytes(struct srd_dev *sdev);
 
 /* device.c */
 extern const struct ib_device_ops srd_dev_ops;
@@ -439,6 +465,46 @@ int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 
+/* send.c, SRD QPs */
+void srd_sq_work(struct work_struct *work);
+
+/* peer.c: the engine's OS layer */
+struct srd_kpeer;
+int srd_transport_init(struct srd_dev *sdev);
+void srd_transport_debugfs_add(struct srd_dev *sdev);
+void srd_transport_fini(struct srd_dev *sdev);
+struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev,
+				const union ib_gid *sgid,
+				const union ib_gid *dgid);
+void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
+			int hdr_offset, const union ib_gid *sgid,
+			const union ib_gid *dgid);
+void srd_transport_flush_qp(struct srd_dev *sdev, u32 qpn);
+int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req);
+void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out);
+int srd_debugfs_init(void);
+void srd_debugfs_exit(void);
+
+/* msg.c: SRD messages between the SQ/RQ and the engine */
+struct srd_send_msg;
+struct srd_send_result {
+	u8 status;		/* enum ib_wc_status */
+	u32 vendor_err;		/* enum srd_vendor_err */
+	u32 byte_len;
+};
+
+int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		 struct srd_send_result *res);
+int srd_msg_gather(struct srd_send_msg *msg, u32 offset, u8 *dst, u32 len);
+void srd_msg_send_done(struct srd_send_msg *msg, enum srd_comp_status st);
+enum srd_rx_verdict srd_msg_rx_begin(struct srd_dev *sdev,
+				     const union ib_gid *remote,
+				     const struct srd_rx_msg_info *info,
+				     void **handle);
+void srd_msg_rx_data(void *handle, u32 offset, const u8 *data, u32 len);
+void srd_msg_rx_done(void *handle);
+void srd_msg_rx_abort(void *handle);
+
 /* recv.c */
 void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 	      const union ib_gid *sgid, const union ib_gid *dgid, u8 hop_limit);
@@ -454,6 +520,7 @@ int srd_socket_init(void);
 void srd_socket_exit(void);
 
 /* counters.c */
+void srd_counters_init(void);
 struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev);
 struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);

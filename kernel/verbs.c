@@ -45,8 +45,7 @@ int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.max_recv_sge = sdev->limits.max_recv_sge;
 	resp.max_rdma_sge = sdev->limits.max_rdma_sge;
 	resp.max_inline_data = sdev->limits.max_inline_bytes;
-	resp.max_msg_sz = sdev->limits.max_srd_msg_bytes ?:
-			  srd_port_mtu_bytes(sdev);
+	resp.max_msg_sz = srd_max_srd_msg_bytes(sdev);
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 

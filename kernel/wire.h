@@ -41,4 +41,12 @@ struct srd_wire_hdr {
 
 #define SRD_WIRE_HDR_BYTES	sizeof(struct srd_wire_hdr)
 
+/*
+ * Every version-1 header starts with version, opcode, flags and
+ * hdr_len_words.  Opcodes 16-19 are the SRD transport's (engine/wire.c).
+ */
+#define SRD_WIRE_COMMON_BYTES	4
+#define SRD_OP_SRD_FIRST	16
+#define SRD_OP_SRD_LAST		19
+
 #endif /* _SRD_WIRE_H */

@@ -208,6 +208,16 @@ enum srd_vendor_err {
 	SRD_VERR_NO_ROUTE = 10,		/* no route to the destination */
 	SRD_VERR_NOMEM = 11,		/* out of kernel memory */
 	SRD_VERR_FLUSH = 12,		/* flushed: the QP is in error */
+	/* SRD QPs: the remote side or the transport refused a send. */
+	SRD_VERR_RNR_RETRY_EXC = 13,	/* no receive posted, rnr_retry spent */
+	SRD_VERR_REMOTE_BAD_QPN = 14,	/* no SRD QP with that number */
+	SRD_VERR_REMOTE_BAD_QKEY = 15,	/* the Q_Key differs from the QP's */
+	SRD_VERR_REMOTE_BAD_LENGTH = 16, /* receive buffers too small, or
+					  * beyond the receiver's max_msg_sz
+					  */
+	SRD_VERR_REMOTE_ABORT = 17,	/* the receiving QP failed or went */
+	SRD_VERR_UNRESP_REMOTE = 18,	/* no answer within the retry budget */
+	SRD_VERR_PEER_RESTARTED = 19,	/* the remote device was re-created */
 };
 
 /* A CQ slot: 64 bytes. */
@@ -217,7 +227,7 @@ struct srd_cqe {
 	__u8 opcode;			/* enum srd_cqe_opcode */
 	__u16 flags;			/* enum srd_cqe_flags */
 	__u32 vendor_err;		/* enum srd_vendor_err */
-	__u32 byte_len;			/* receives: GRH included */
+	__u32 byte_len;			/* receives: GRH included (UD) */
 	__be32 imm_data;
 	__u32 qp_num;			/* the local QP */
 	__u32 src_qp;			/* receives: the sender's QP */

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd: the SRD engine's OS layer in the kernel.  One engine per
+ * device, one peer per (local GID, remote GID), a softirq hrtimer per
+ * peer, and the struct srd_ops the engine calls: time, randomness,
+ * allocation, timers, packet transmit, and the message upcalls of msg.c.
+ *
+ * Lifetime and locking:
+ *  - struct srd_transport lives from srd_transport_init() (newlink) to
+ *    srd_transport_fini() (dealloc_driver, after every QP is gone and no
+ *    receive path can find the device).
+ *  - Peers are created on first use (a send, or a packet from a new
+ *    address) and live as long as the device: at most SRD_MAX_PEERS.
+ *    peers_lock (BH) guards the hash, the list's writers and every call
+ *    that creates peers or sums counters (the engine's serialisation of
+ *    peer creation).  Readers walk the list under RCU.
+ *  - kp->lock (BH) serialises every engine call for the peer.  Upcalls run
+ *    under it.  Order: sq_mutex, then kp->lock, then a QP's rq_lock, then
+ *    a CQ's lock.
+ *  - kp->dead is set under kp->lock at teardown; the timer then does
+ *    nothing and is cancelled for good.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/jhash.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <net/ipv6.h>
+
+#include "srd.h"
+
+static unsigned int srd_n_paths = 16;
+module_param_named(n_paths, srd_n_paths, uint, 0644);
+MODULE_PARM_DESC(n_paths, "SRD paths (UDP source ports) per peer, 1..128, for devices created from now on (default 16)");
+
+/*
+ * Transport tunables with a physical meaning, for devices created from
+ * now on; 0 keeps the engine's default (docs/protocol.md has them all).
+ */
+static unsigned int srd_rto_min_us;
+module_param_named(rto_min_us, srd_rto_min_us, uint, 0644);
+MODULE_PARM_DESC(rto_min_us, "SRD: least retransmit timeout, microseconds (0: engine default)");
+
+static unsigned int srd_ack_delay_us;
+module_param_named(ack_delay_us, srd_ack_delay_us, uint, 0644);
+MODULE_PARM_DESC(ack_delay_us, "SRD: longest ACK delay, microseconds (0: engine default)");
+
+static unsigned int srd_cc_target_queue_us;
+module_param_named(cc_target_queue_us, srd_cc_target_queue_us, uint, 0644);
+MODULE_PARM_DESC(cc_target_queue_us, "SRD: queueing delay the congestion window aims at, microseconds (0: engine default)");
+
+static int srd_pacing_gain_pct = -1;
+module_param_named(pacing_gain_pct, srd_pacing_gain_pct, int, 0644);
+MODULE_PARM_DESC(pacing_gain_pct, "SRD: pace at cwnd/srtt times this percentage; 0: no pacing (-1: engine default)");
+
+/* Room for any link-layer, IP and UDP header in front of the SRD header. */
+#define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+struct srd_kpeer {
+	struct srd_transport *tp;
+	struct hlist_node hnode;	/* tp->peers, under peers_lock */
+	struct list_head list;		/* tp->peer_list, RCU */
+	union ib_gid sgid;		/* ours */
+	union ib_gid dgid;		/* the remote device's */
+	u16 port_salt;
+
+	spinlock_t lock;
+	bool dead;
+	struct srd_peer *peer;		/* the engine's */
+	struct hrtimer timer;
+	u64 deadline_us;
+};
+
+struct srd_transport {
+	struct srd_dev *sdev;
+	struct srd_engine *engine;
+	u32 n_paths;
+	spinlock_t peers_lock;
+	DECLARE_HASHTABLE(peers, 8);
+	struct list_head peer_list;
+	unsigned int npeers;
+	struct dentry *debugfs;
+};
+
+static struct dentry *srd_debugfs_root;
+
+/* --- the OS services the engine asks for ------------------------------ */
+
+static u64 srd_os_now_us(void *os)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static u32 srd_os_random_u32(void *os)
+{
+	return get_random_u32();
+}
+
+/* The engine allocates under a peer's lock, in BH context. */
+static void *srd_os_alloc(void *os, size_t bytes)
+{
+	return kzalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+static void srd_os_free(void *os, void *ptr, size_t bytes)
+{
+	kfree(ptr);
+}
+
+/*
+ * Under kp->lock.  The callback takes kp->lock too, so a running callback
+ * cannot be waited for here: hrtimer_try_to_cancel() leaves it to run,
+ * and the engine treats an early srd_peer_on_timer() as a no-op.
+ */
+static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
+{
+	struct srd_kpeer *kp = peer_os;
+
+	if (deadline_us == SRD_NO_DEADLINE) {
+		kp->deadline_us = deadline_us;
+		hrtimer_try_to_cancel(&kp->timer);
+		return;
+	}
+	if (kp->dead || (deadline_us == kp->deadline_us &&
+			 hrtimer_is_queued(&kp->timer)))
+		return;
+	kp->deadline_us = deadline_us;
+	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* The UDP source port of a path: docs/protocol.md, "Transport and entropy". */
+static u16 srd_path_port(const struct srd_kpeer *kp, u32 path)
+{
+	return 49152 + ((kp->port_salt + path) & 0x3fff);
+}
+
+static int srd_os_transmit(void *os, void *peer_os,
+			   const struct srd_tx_desc *d)
+{
+	struct srd_kpeer *kp = peer_os;
+	struct srd_dev *sdev = kp->tp->sdev;
+	struct sk_buff *skb;
+	int err;
+
+	skb = alloc_skb(SRD_TX_HEADROOM + d->hdr_len + d->payload_len,
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+		return -ENOMEM;
+	}
+	skb_reserve(skb, SRD_TX_HEADROOM);
+	skb_put_data(skb, d->hdr, d->hdr_len);
+	if (d->payload_len) {
+		err = srd_msg_gather(d->msg_cookie, d->payload_off,
+				     skb_put(skb, d->payload_len),
+				     d->payload_len);
+		if (err) {
+			kfree_skb(skb);
+			srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+			return err;
+		}
+	}
+	err = srd_xmit(sdev, skb, &kp->sgid, &kp->dgid,
+		       srd_path_port(kp, d->path));
+	if (err) {
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+		ibdev_dbg_ratelimited(&sdev->ibdev, "SRD send to %pI6 failed: %d\n",
+				      kp->dgid.raw, err);
+	}
+	return err;
+}
+
+static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
+					   const struct srd_rx_msg_info *info,
+					   void **handle)
+{
+	struct srd_kpeer *kp = peer_os;
+
+	return srd_msg_rx_begin(kp->tp->sdev, &kp->dgid, info, handle);
+}
+
+static void srd_os_rx_data(void *os, void *handle, u32 offset,
+			   const u8 *data, u32 len)
+{
+	srd_msg_rx_data(handle, offset, data, len);
+}
+
+static void srd_os_rx_done(void *os, void *handle)
+{
+	srd_msg_rx_done(handle);
+}
+
+static void srd_os_rx_abort(void *os, void *handle)
+{
+	srd_msg_rx_abort(handle);
+}
+
+static void srd_os_send_done(void *os, void *cookie, enum srd_comp_status st)
+{
+	srd_msg_send_done(cookie, st);
+}
+
+static const struct srd_ops srd_kernel_ops = {
+	.now_us = srd_os_now_us,
+	.random_u32 = srd_os_random_u32,
+	.alloc = srd_os_alloc,
+	.free = srd_os_free,
+	.timer_set = srd_os_timer_set,
+	.transmit = srd_os_transmit,
+	.rx_begin = srd_os_rx_begin,
+	.rx_data = srd_os_rx_data,
+	.rx_done = srd_os_rx_done,
+	.rx_abort = srd_os_rx_abort,
+	.send_done = srd_os_send_done,
+};
+
+/* --- peers ------------------------------------------------------------- */
+
+static enum hrtimer_restart srd_kpeer_timer(struct hrtimer *timer)
+{
+	struct srd_kpeer *kp = container_of(timer, struct srd_kpeer, timer);
+
+	spin_lock_bh(&kp->lock);
+	if (!kp->dead) {
+		kp->deadline_us = SRD_NO_DEADLINE;
+		srd_peer_on_timer(kp->peer);
+	}
+	spin_unlock_bh(&kp->lock);
+	return HRTIMER_NORESTART;
+}
+
+static u32 srd_kpeer_hash(const union ib_gid *sgid, const union ib_gid *dgid)
+{
+	return jhash(dgid->raw, sizeof(dgid->raw),
+		     jhash(sgid->raw, sizeof(sgid->raw), 0));
+}
+
+static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
+					const union ib_gid *sgid,
+					const union ib_gid *dgid)
+{
+	struct srd_kpeer *kp;
+
+	hash_for_each_possible(tp->peers, kp, hnode, hash)
+		if (!memcmp(&kp->dgid, dgid, sizeof(*dgid)) &&
+		    !memcmp(&kp->sgid, sgid, sizeof(*sgid)))
+			return kp;
+	return NULL;
+}
+
+/*
+ * The peer for traffic between our @sgid and the remote @dgid, created if
+ * need be.  Any context.  NULL when the peer table is full or memory is
+ * short.  The peer lives as long as the device.
+ */
+struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
+				const union ib_gid *dgid)
+{
+	struct srd_transport *tp = sdev->transport;
+	u32 hash = srd_kpeer_hash(sgid, dgid);
+	struct srd_kpeer *kp;
+
+	spin_lock_bh(&tp->peers_lock);
+	kp = srd_kpeer_find(tp, hash, sgid, dgid);
+	if (kp || tp->npeers >= SRD_MAX_PEERS)
+		goto out;
+
+	kp = kzalloc(sizeof(*kp), GFP_ATOMIC | __GFP_NOWARN);
+	if (!kp)
+		goto out;
+	kp->tp = tp;
+	kp->sgid = *sgid;
+	kp->dgid = *dgid;
+	kp->port_salt = get_random_u16();
+	kp->deadline_us = SRD_NO_DEADLINE;
+	spin_lock_init(&kp->lock);
+	hrtimer_init(&kp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	kp->timer.function = srd_kpeer_timer;
+	kp->peer = srd_peer_create(tp->engine, kp);
+	if (!kp->peer) {
+		kfree(kp);
+		kp = NULL;
+		goto out;
+	}
+	hash_add(tp->peers, &kp->hnode, hash);
+	list_add_tail_rcu(&kp->list, &tp->peer_list);
+	tp->npeers++;
+	srd_count_one(tp->sdev, SRD_CNT_SRD_PEERS);
+out:
+	spin_unlock_bh(&tp->peers_lock);
+	return kp;
+}
+
+/* Start a message to @kp's remote device.  Process context. */
+int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req)
+{
+	int ret;
+
+	spin_lock_bh(&kp->lock);
+	ret = kp->dead ? SRD_SEND_INVAL : srd_send_msg(kp->peer, req);
+	spin_unlock_bh(&kp->lock);
+	return ret;
+}
+
+/*
+ * A transport packet (opcodes 16-19) for @sdev, from the remote @sgid to
+ * our @dgid, its SRD header at @hdr_offset.  Softirq context; the caller
+ * frees the skb.
+ */
+void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
+			int hdr_offset, const union ib_gid *sgid,
+			const union ib_gid *dgid)
+{
+	struct srd_kpeer *kp;
+
+	/* The engine parses one contiguous buffer. */
+	if (skb_linearize(skb)) {
+		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
+		return;
+	}
+	kp = srd_kpeer_get(sdev, dgid, sgid);
+	if (!kp) {
+		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
+		return;
+	}
+	spin_lock(&kp->lock);
+	if (!kp->dead)
+		srd_peer_on_packet(kp->peer, skb->data + hdr_offset,
+				   skb->len - hdr_offset);
+	spin_unlock(&kp->lock);
+}
+
+/*
+ * Local QP @qpn is going to ERR or away: its sends in flight complete
+ * FLUSHED and its receives in progress are aborted, at every peer.
+ * Process context, no QP lock held.
+ */
+void srd_transport_flush_qp(struct srd_dev *sdev, u32 qpn)
+{
+	struct srd_transport *tp = sdev->transport;
+	struct srd_kpeer *kp;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kp, &tp->peer_list, list) {
+		spin_lock_bh(&kp->lock);
+		if (!kp->dead)
+			srd_peer_flush_qp(kp->peer, qpn);
+		spin_unlock_bh(&kp->lock);
+	}
+	rcu_read_unlock();
+}
+
+void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out)
+{
+	struct srd_transport *tp = sdev->transport;
+
+	spin_lock_bh(&tp->peers_lock);
+	srd_engine_counters(tp->engine, out);
+	spin_unlock_bh(&tp->peers_lock);
+}
+
+/* --- debugfs: per-path statistics -------------------------------------- */
+
+static const char *const srd_path_state_names[] = {
+	[SRD_PATH_ACTIVE] = "active",
+	[SRD_PATH_AVOIDED] = "avoided",
+	[SRD_PATH_PROBING] = "probing",
+};
+
+static int srd_paths_show(struct seq_file *s, void *unused)
+{
+	struct srd_transport *tp = s->private;
+	struct srd_path_stats ps;
+	struct srd_peer_info pi;
+	struct srd_kpeer *kp;
+	u32 i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kp, &tp->peer_list, list) {
+		spin_lock_bh(&kp->lock);
+		if (kp->dead) {
+			spin_unlock_bh(&kp->lock);
+			continue;
+		}
+		srd_peer_get_info(kp->peer, &pi);
+		seq_printf(s, "peer %pI6 local %pI6 epoch %08x cwnd_pkts %u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
+			   kp->dgid.raw, kp->sgid.raw, pi.remote_epoch,
+			   pi.cwnd_pkts_x256 / 256, pi.srtt_us, pi.rto_us,
+			   pi.min_rtt_us, pi.inflight_pkts);
+		for (i = 0; i < tp->n_paths; i++) {
+			if (srd_peer_path_stats(kp->peer, i, &ps))
+				break;
+			seq_printf(s, "peer %pI6 path %u port %u state %s srtt_us %u tx %llu acked %llu lost %llu timeouts %llu avoided %llu recovered %llu\n",
+				   kp->dgid.raw, i, srd_path_port(kp, i),
+				   ps.state < ARRAY_SIZE(srd_path_state_names) ?
+				   srd_path_state_names[ps.state] : "?",
+				   ps.srtt_us, ps.tx_pkts, ps.acked_pkts,
+				   ps.lost_pkts, ps.timeouts, ps.avoided,
+				   ps.recovered);
+		}
+		spin_unlock_bh(&kp->lock);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srd_paths);
+
+int srd_debugfs_init(void)
+{
+	srd_debugfs_root = debugfs_create_dir("rdma_srd", NULL);
+	return 0;
+}
+
+void srd_debugfs_exit(void)
+{
+	debugfs_remove_recursive(srd_debugfs_root);
+}
+
+/* --- a device's transport ---------------------------------------------- */
+
+/*
+ * The payload of one DATA packet: what the netdev's MTU leaves after the
+ * largest IP header, UDP and the DATA header.  Fixed when the device is
+ * created (docs/protocol.md).
+ */
+static u32 srd_seg_bytes(struct net_device *ndev)
+{
+	int seg = (int)READ_ONCE(ndev->mtu) - SRD_IP_HDR_MAX_BYTES -
+		  SRD_UDP_HDR_BYTES - SRD_HDR_DATA_BYTES;
+
+	return clamp_t(int, seg, SRD_MIN_SEG_BYTES, SRD_MAX_SEG_BYTES);
+}
+
+int srd_transport_init(struct srd_dev *sdev)
+{
+	struct srd_transport *tp;
+	struct srd_config cfg;
+	u32 n_paths = READ_ONCE(srd_n_paths);
+
+	if (!n_paths || n_paths > SRD_MAX_PATHS) {
+		pr_warn("rdma_srd: n_paths=%u is outside 1..%u\n", n_paths,
+			SRD_MAX_PATHS);
+		return -EINVAL;
+	}
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
+	if (!tp)
+		return -ENOMEM;
+	tp->sdev = sdev;
+	tp->n_paths = n_paths;
+	spin_lock_init(&tp->peers_lock);
+	hash_init(tp->peers);
+	INIT_LIST_HEAD(&tp->peer_list);
+
+	srd_config_default(&cfg);
+	cfg.n_paths = n_paths;
+	cfg.seg_bytes = srd_seg_bytes(sdev->ndev);
+	cfg.max_msg_bytes = SRD_DEV_MAX_MSG_BYTES;
+	if (READ_ONCE(srd_rto_min_us))
+		cfg.rto_min_us = READ_ONCE(srd_rto_min_us);
+	if (READ_ONCE(srd_ack_delay_us))
+		cfg.ack_delay_us = READ_ONCE(srd_ack_delay_us);
+	if (READ_ONCE(srd_cc_target_queue_us))
+		cfg.cc_target_queue_us = READ_ONCE(srd_cc_target_queue_us);
+	if (READ_ONCE(srd_pacing_gain_pct) >= 0)
+		cfg.pacing_gain_pct = READ_ONCE(srd_pacing_gain_pct);
+	if (srd_config_validate(&cfg)) {
+		pr_warn("rdma_srd: the SRD tunables are inconsistent (field %d)\n",
+			-srd_config_validate(&cfg));
+		kfree(tp);
+		return -EINVAL;
+	}
+	tp->engine = srd_engine_create(&cfg, &srd_kernel_ops, sdev);
+	if (!tp->engine) {
+		kfree(tp);
+		return -ENOMEM;
+	}
+	sdev->transport = tp;
+	return 0;
+}
+
+/* After registration: the device has its name. */
+void srd_transport_debugfs_add(struct srd_dev *sdev)
+{
+	struct srd_transport *tp = sdev->transport;
+
+	tp->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
+					 srd_debugfs_root);
+	debugfs_create_file("paths", 0400, tp->debugfs, tp, &srd_paths_fops);
+}
+
+/*
+ * Every QP is gone and no receive path can reach the device: stop the
+ * timers, then destroy the peers and the engine.
+ */
+void srd_transport_fini(struct srd_dev *sdev)
+{
+	struct srd_transport *tp = sdev->transport;
+	struct srd_kpeer *kp, *tmp;
+
+	if (!tp)
+		return;
+	debugfs_remove_recursive(tp->debugfs);
+	list_for_each_entry(kp, &tp->peer_list, list) {
+		spin_lock_bh(&kp->lock);
+		kp->dead = true;
+		spin_unlock_bh(&kp->lock);
+		hrtimer_cancel(&kp->timer);
+	}
+	/* Nothing is in flight: no QP is left to have sent or to receive. */
+	srd_engine_destroy(tp->engine);
+	list_for_each_entry_safe(kp, tmp, &tp->peer_list, list)
+		kfree(kp);
+	kfree(tp);
+	sdev->transport = NULL;
+}
