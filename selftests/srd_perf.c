@@ -1,0 +1,1836 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * srd_perf: bandwidth and latency of SRD QPs, with every byte checked.
+ *
+ *   srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]              server
+ *   srd_perf [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]
+ *            [-s SIZES] [-q NQPS] [-D DEPTH] [-n ITERS | -T SECS]
+ *            [-r RNR] [-I] [-e] [-x] SERVER_ADDR                    client
+ *
+ *   -d DEV      the device (default: the first srd device with a GID of an
+ *               address of this network namespace, else the first srd device)
+ *   -g GIDX     the GID index (default: the first IPv4-mapped GID)
+ *   -p PORT     the TCP port of the out-of-band channel (default 18600)
+ *   -W SECS     give up after SECS without any progress (default 60; 0: never)
+ *   -t bw|lat   streaming sends, or a ping-pong (default bw)
+ *   -s SIZES    message sizes in bytes, comma separated (default 4096)
+ *   -q NQPS     QPs per side, client QP i talking to server QP i (default 1)
+ *   -D DEPTH    sends in flight per QP in bw mode (default 16)
+ *   -n ITERS    messages (lat: round trips) per size and QP (default 1000)
+ *   -T SECS     send for SECS seconds per size instead of -n
+ *   -r RNR      rnr_retry of the client QPs (default 7: forever)
+ *   -I          SEND_WITH_IMM carrying the sequence number, checked
+ *   -e          errors expected: report error completions, do not fail on
+ *               them (corruption, duplicates and missing messages still fail)
+ *   -x          post with ibv_wr_*() instead of ibv_post_send()
+ *
+ * The client decides everything and tells the server over TCP, which may
+ * run over another link than the RDMA traffic.  Each side sends its GID and
+ * QP numbers; the AH is made from the peer's GID.  The server serves one
+ * client and exits.
+ *
+ * Every message is a function of (direction, QP index, sequence number,
+ * offset): a 16-byte header {seq, size, qp index and direction, magic},
+ * cut to the message size, then 64-bit words from a per-message seed.  The
+ * receiver checks every byte and keeps the sequence numbers it saw per QP
+ * in a bitmap.  Messages shorter than 4 bytes have no room for the
+ * sequence number and always go as SEND_WITH_IMM.  After each size the
+ * client sends the bitmap of its sends that completed successfully; the
+ * server answers with what it received, and a message whose send completed
+ * successfully but that never arrived is missing.  The payload is made for
+ * each message, which the CPU figure includes.
+ *
+ * Output: '#' lines are comments; one line per size:
+ *
+ *   srd_perf: mode=bw size=S qps=Q depth=D msgs=N secs=T MBps=X kmsgps=X
+ *     p50_us=X p99_us=X p999_us=X cpu_s_per_GB=X errors=N corrupt=N dup=N
+ *     missing=N
+ *   srd_perf: mode=lat size=S qps=Q iters=N min_us=X avg_us=X p50_us=X
+ *     p99_us=X p999_us=X errors=N corrupt=N dup=N missing=N
+ *
+ * (each on one line).  bw: msgs counts successful sends over all QPs, secs
+ * runs from the first post to the last completion, MB are 10^6 bytes, the
+ * percentiles are of post-to-completion times, cpu_s_per_GB is the
+ * sender's user+system time per 10^9 bytes ("na" for size 0).  lat: the
+ * figures are one-way, half the round trip.  errors counts error
+ * completions and failed posts on both sides.
+ *
+ * Exit: 0 when errors (unless -e), corrupt, dup and missing are all 0; 1
+ * otherwise, or on any failure (which a '# FAIL:' line explains); 4 when
+ * there is no srd device.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#ifdef SRD_HAVE_SRDDV
+#include <infiniband/srddv.h>
+#endif
+
+#define PERF_PORT	18600
+#define PERF_VERSION	1
+#define PERF_MAX_QPS	64
+#define PERF_MAX_SIZES	32
+#define PERF_MAX_SEQ	(1u << 28)	/* per QP and size: 32 MB of bitmap */
+#define PERF_QKEY	0x11111111u
+#define PERF_GRH	40		/* in front of UD receives */
+#define PERF_HDR	16
+#define PERF_MAGIC	0x50445253u	/* "SRDP" */
+#define PERF_BATCH	32		/* WRs per post */
+#define PERF_LAT_SLOTS	4
+#define PERF_LAT_RECVS	8
+#define PERF_RX_EXTRA	16		/* receives per QP beyond the depth */
+#define PERF_GRACE_MS	3000		/* for late arrivals, once all is sent */
+#define PERF_NOTES	10		/* '#' lines per kind of problem */
+#define PERF_MAX_MSG	(1u << 30)	/* a TCP message */
+#define NSEC		1000000000ull
+
+enum { DIR_REQ = 1, DIR_REP = 2 };
+enum { MODE_BW, MODE_LAT };
+enum { F_IMM = 1, F_EXPECT_ERR = 2, F_WR_API = 4, F_UD = 8 };
+enum { MSG_HELLO = 1, MSG_WELCOME, MSG_START, MSG_READY, MSG_DONE,
+       MSG_RESULT, MSG_QUIT };
+enum { NOTE_ERR, NOTE_BAD, NOTE_DUP, NOTE_MISC, NOTE_KINDS };
+static const char *const note_names[NOTE_KINDS] = {
+	"errors", "corrupt messages", "duplicates", "other notes",
+};
+enum rx_verdict { RX_OK, RX_DUP, RX_BAD, RX_ERR };
+
+struct perf_opts {
+	bool server;
+	const char *dev, *host;
+	int gidx;
+	unsigned int port, stall_s;
+	int mode;
+	uint32_t sizes[PERF_MAX_SIZES], nsizes, max_size;
+	uint32_t nqps, depth, iters, secs, rnr, flags;
+};
+
+struct perf_bm {
+	uint8_t *b;
+	uint32_t cap;			/* bits; a multiple of 8 */
+};
+
+struct perf_qp {
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	uint32_t idx, peer_qpn;
+	/* Sending: slots hold messages until their completion. */
+	uint8_t *tx;
+	uint32_t nslots, nfree, last_slot;
+	uint32_t *free, *slot_seq;
+	uint64_t *slot_t;		/* CLOCK_MONOTONIC ns at post */
+	uint32_t next_seq;		/* sent: seqs below it */
+	bool dead;			/* a post failed: send no more */
+	struct perf_bm ok;		/* sends that completed successfully */
+	uint64_t tx_ok, tx_err;
+	/* Receiving. */
+	uint8_t *rx;
+	uint32_t nrecv;
+	struct perf_bm seen;		/* intact messages received */
+	struct perf_bm peer_ok;		/* the peer's successful sends */
+	uint64_t rx_ok, rx_bad, rx_dup, rx_err;
+	/* Client ping-pong: the round trip in progress. */
+	bool waiting, wait_sent;
+	uint32_t wait_seq;
+	uint64_t wait_t0;
+};
+
+struct perf_counts {
+	uint64_t received, corrupt, dup, missing, extra, errors;
+};
+
+struct perf {
+	struct perf_opts o;
+	struct ibv_context *ctx;
+	struct ibv_device_attr dev;
+	struct ibv_port_attr port;
+	union ibv_gid gid, peer_gid;
+	int gid_index;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	uint8_t *buf;
+	size_t buf_len;
+	struct perf_qp *qps;
+	uint32_t nqps, slot_size, rx_stride, rx_off;
+	uint32_t tx_dir, rx_dir, size;
+	int lsock, sock;
+	uint64_t *samples;
+	size_t nsamples, samples_cap;
+	unsigned int notes[NOTE_KINDS];
+	bool failed;			/* some size broke the rules */
+};
+
+static struct perf perf = { .lsock = -1, .sock = -1 };
+
+/* --- small helpers -------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static void perf_cleanup(struct perf *p);
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(struct perf *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	perf_cleanup(p);
+	exit(1);
+}
+
+/* A problem worth a '#' line: the first PERF_NOTES of each kind. */
+static void __attribute__((format(printf, 3, 4)))
+note(struct perf *p, int kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->notes[kind]++ >= PERF_NOTES)
+		return;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("%s\n", p->notes[kind] == PERF_NOTES ? " (no more of these)" : "");
+}
+
+static bool stalled(struct perf *p, uint64_t last)
+{
+	return p->o.stall_s && now_ns() - last > p->o.stall_s * NSEC;
+}
+
+static void *zalloc(struct perf *p, size_t n)
+{
+	void *m = calloc(1, n ? n : 1);
+
+	if (!m)
+		die(p, "out of memory (%zu bytes)", n);
+	return m;
+}
+
+static const char *gid_str(const union ibv_gid *g, char *s)
+{
+	return inet_ntop(AF_INET6, g->raw, s, INET6_ADDRSTRLEN);
+}
+
+/* --- bitmaps of sequence numbers ------------------------------------------ */
+
+static void bm_reserve(struct perf *p, struct perf_bm *m, uint32_t nbits)
+{
+	uint32_t cap = m->cap ? m->cap : 1024;
+	uint8_t *b;
+
+	if (nbits <= m->cap)
+		return;
+	while (cap < nbits)
+		cap *= 2;
+	b = realloc(m->b, cap / 8);
+	if (!b)
+		die(p, "out of memory for a bitmap of %u bits", cap);
+	memset(b + m->cap / 8, 0, (cap - m->cap) / 8);
+	m->b = b;
+	m->cap = cap;
+}
+
+static bool bm_test(const struct perf_bm *m, uint32_t i)
+{
+	return i < m->cap && (m->b[i / 8] >> (i % 8) & 1);
+}
+
+static void bm_set(struct perf *p, struct perf_bm *m, uint32_t i)
+{
+	bm_reserve(p, m, i + 1);
+	m->b[i / 8] |= 1 << (i % 8);
+}
+
+static void bm_clear(struct perf_bm *m)
+{
+	if (m->b)
+		memset(m->b, 0, m->cap / 8);
+}
+
+/* Bits set in a but not in b. */
+static uint64_t bm_minus(const struct perf_bm *a, const struct perf_bm *b)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < a->cap / 8; i++)
+		n += __builtin_popcount(a->b[i] & ~(i < b->cap / 8 ? b->b[i] : 0));
+	return n;
+}
+
+/* --- message contents ----------------------------------------------------- */
+
+static uint64_t msg_seed(uint32_t dir, uint32_t qpi, uint32_t seq)
+{
+	uint64_t x = (uint64_t)dir << 56 ^ (uint64_t)qpi << 32 ^ seq;
+
+	/* splitmix64's finaliser: neighbouring messages share no words. */
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Word k (bytes 8k..8k+7) of a message, as stored. */
+static inline uint64_t msg_word(uint64_t seed, uint64_t k)
+{
+	return htole64(seed ^ (k * 0xd1342543de82ef95ull));
+}
+
+static void msg_header(uint8_t *h, uint32_t dir, uint32_t qpi, uint32_t seq,
+		       uint32_t size)
+{
+	uint32_t w[4] = { htole32(seq), htole32(size), htole32(qpi << 8 | dir),
+			  htole32(PERF_MAGIC) };
+
+	memcpy(h, w, PERF_HDR);
+}
+
+static void msg_fill(uint8_t *m, uint32_t size, uint32_t dir, uint32_t qpi,
+		     uint32_t seq)
+{
+	uint64_t seed = msg_seed(dir, qpi, seq), w;
+	uint8_t h[PERF_HDR];
+	uint32_t off;
+
+	msg_header(h, dir, qpi, seq, size);
+	memcpy(m, h, size < PERF_HDR ? size : PERF_HDR);
+	for (off = PERF_HDR; off + 8 <= size; off += 8) {
+		w = msg_word(seed, off / 8);
+		memcpy(m + off, &w, 8);
+	}
+	if (off < size) {
+		w = msg_word(seed, off / 8);
+		memcpy(m + off, &w, size - off);
+	}
+}
+
+/* -1 when m holds the message, else the first offset that differs. */
+static long msg_check(const uint8_t *m, uint32_t size, uint32_t dir,
+		      uint32_t qpi, uint32_t seq)
+{
+	uint64_t seed = msg_seed(dir, qpi, seq), w;
+	uint8_t h[PERF_HDR], *e = (uint8_t *)&w;
+	uint32_t off, i, n;
+
+	msg_header(h, dir, qpi, seq, size);
+	for (i = 0; i < size && i < PERF_HDR; i++)
+		if (m[i] != h[i])
+			return i;
+	for (off = PERF_HDR; off < size; off += 8) {
+		n = size - off < 8 ? size - off : 8;
+		w = msg_word(seed, off / 8);
+		if (!memcmp(m + off, e, n))
+			continue;
+		for (i = 0; m[off + i] == e[i]; i++)
+			;
+		return off + i;
+	}
+	return -1;
+}
+
+static bool use_imm(struct perf *p)
+{
+	return (p->o.flags & F_IMM) || p->size < 4;
+}
+
+/* --- the TCP channel ------------------------------------------------------ */
+
+struct wbuf {
+	uint8_t *b;
+	size_t len, cap, pos;
+	bool bad;			/* read past the end */
+};
+
+static void wb_put(struct perf *p, struct wbuf *w, const void *d, size_t n)
+{
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap ? w->cap : 256;
+
+		while (cap < w->len + n)
+			cap *= 2;
+		w->b = realloc(w->b, cap);
+		if (!w->b)
+			die(p, "out of memory for a %zu-byte message", cap);
+		w->cap = cap;
+	}
+	memcpy(w->b + w->len, d, n);
+	w->len += n;
+}
+
+static void wb_u32(struct perf *p, struct wbuf *w, uint32_t v)
+{
+	v = htonl(v);
+	wb_put(p, w, &v, 4);
+}
+
+static void wb_u64(struct perf *p, struct wbuf *w, uint64_t v)
+{
+	wb_u32(p, w, v >> 32);
+	wb_u32(p, w, v);
+}
+
+static void wb_get(struct wbuf *w, void *d, size_t n)
+{
+	if (w->bad || w->pos + n > w->len) {
+		w->bad = true;
+		memset(d, 0, n);
+		return;
+	}
+	memcpy(d, w->b + w->pos, n);
+	w->pos += n;
+}
+
+static uint32_t wb_get_u32(struct wbuf *w)
+{
+	uint32_t v;
+
+	wb_get(w, &v, 4);
+	return ntohl(v);
+}
+
+static uint64_t wb_get_u64(struct wbuf *w)
+{
+	uint64_t hi = wb_get_u32(w);
+
+	return hi << 32 | wb_get_u32(w);
+}
+
+static void wb_reset(struct wbuf *w)
+{
+	w->len = w->pos = 0;
+	w->bad = false;
+}
+
+/* Move len bytes over the socket, waiting at most the stall time for each. */
+static void sock_io(struct perf *p, bool out, void *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = p->sock, .events = out ? POLLOUT : POLLIN };
+	int timeout = p->o.stall_s ? (int)p->o.stall_s * 1000 : -1;
+	uint8_t *b = buf;
+	ssize_t n;
+	int rc;
+
+	while (len) {
+		rc = poll(&pfd, 1, timeout);
+		if (rc == 0)
+			die(p, "nothing from the peer over TCP for %u s", p->o.stall_s);
+		if (rc < 0 && errno != EINTR)
+			die(p, "poll: %s", strerror(errno));
+		if (rc < 0)
+			continue;
+		n = out ? send(p->sock, b, len, MSG_NOSIGNAL) : recv(p->sock, b, len, 0);
+		if (n == 0)
+			die(p, "the peer closed the TCP connection");
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			die(p, "TCP %s: %s", out ? "send" : "recv", strerror(errno));
+		if (n > 0) {
+			b += n;
+			len -= n;
+		}
+	}
+}
+
+static void msg_send(struct perf *p, uint32_t type, struct wbuf *w)
+{
+	uint32_t h[2] = { htonl(type), htonl(w->len) };
+
+	sock_io(p, true, h, sizeof(h));
+	sock_io(p, true, w->b, w->len);
+}
+
+/* The next message into w; its type. */
+static uint32_t msg_recv_any(struct perf *p, struct wbuf *w)
+{
+	uint32_t h[2], len;
+
+	sock_io(p, false, h, sizeof(h));
+	len = ntohl(h[1]);
+	if (len > PERF_MAX_MSG)
+		die(p, "a %u-byte message from the peer: out of sync", len);
+	wb_reset(w);
+	if (len > w->cap) {
+		w->b = realloc(w->b, len);
+		if (!w->b)
+			die(p, "out of memory for a %u-byte message", len);
+		w->cap = len;
+	}
+	sock_io(p, false, w->b, len);
+	w->len = len;
+	return ntohl(h[0]);
+}
+
+static void msg_recv(struct perf *p, uint32_t type, struct wbuf *w)
+{
+	uint32_t t = msg_recv_any(p, w);
+
+	if (t != type)
+		die(p, "expected message %u from the peer, got %u", type, t);
+}
+
+static void msg_check_end(struct perf *p, struct wbuf *w, const char *what)
+{
+	if (w->bad || w->pos != w->len)
+		die(p, "malformed %s message from the peer", what);
+}
+
+static int tcp_listen(struct perf *p)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(p->o.port),
+				   .sin6_addr = IN6ADDR_ANY_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_port = htons(p->o.port) };
+	int fd, one = 1, zero = 0;
+
+	/* One dual-stack socket takes both IPv4 and IPv6 clients. */
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd >= 0) {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&a6, sizeof(a6)) == 0)
+			goto bound;
+		close(fd);
+	}
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die(p, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a4, sizeof(a4)))
+		die(p, "bind to TCP port %u: %s", p->o.port, strerror(errno));
+bound:
+	if (listen(fd, 1))
+		die(p, "listen: %s", strerror(errno));
+	return fd;
+}
+
+static void tcp_accept(struct perf *p)
+{
+	struct pollfd pfd = { .fd = p->lsock, .events = POLLIN };
+	int rc = poll(&pfd, 1, p->o.stall_s ? (int)p->o.stall_s * 1000 : -1);
+
+	if (rc == 0)
+		die(p, "no client connected within %u s", p->o.stall_s);
+	p->sock = rc > 0 ? accept(p->lsock, NULL, NULL) : -1;
+	if (p->sock < 0)
+		die(p, "accept: %s", strerror(errno));
+}
+
+static void tcp_connect(struct perf *p)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	struct timeval tv = { .tv_sec = p->o.stall_s };
+	char port[16];
+	int rc, err = 0;
+
+	snprintf(port, sizeof(port), "%u", p->o.port);
+	rc = getaddrinfo(p->o.host, port, &hints, &res);
+	if (rc)
+		die(p, "%s: %s", p->o.host, gai_strerror(rc));
+	for (ai = res; ai; ai = ai->ai_next) {
+		p->sock = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (p->sock < 0)
+			continue;
+		/* Bounds connect() too. */
+		setsockopt(p->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (!connect(p->sock, ai->ai_addr, ai->ai_addrlen))
+			break;
+		err = errno;
+		close(p->sock);
+		p->sock = -1;
+	}
+	freeaddrinfo(res);
+	if (p->sock < 0)
+		die(p, "cannot connect to %s port %u: %s", p->o.host, p->o.port,
+		    strerror(err));
+}
+
+/* --- verbs resources ------------------------------------------------------ */
+
+static bool is_srd(struct ibv_device *d)
+{
+#ifdef SRD_HAVE_SRDDV
+	return srddv_is_srd_device(d);
+#else
+	return !strncmp(ibv_get_device_name(d), "srd", 3);
+#endif
+}
+
+/* Whether one of dev's GIDs is an address of this network namespace. */
+static bool dev_is_local(const char *dev)
+{
+	struct ifaddrs *ifs, *i;
+	union ibv_gid g, a;
+	bool local = false;
+	char path[256], txt[64];
+	FILE *f;
+	int n;
+
+	if (getifaddrs(&ifs))
+		return false;
+	for (n = 0; n < 16 && !local; n++) {
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gids/%d",
+			 dev, n);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		if (fscanf(f, "%63s", txt) != 1 || inet_pton(AF_INET6, txt, g.raw) != 1)
+			memset(&g, 0, sizeof(g));
+		fclose(f);
+		for (i = ifs; i && !local; i = i->ifa_next) {
+			memset(&a, 0, sizeof(a));
+			if (!i->ifa_addr)
+				continue;
+			if (i->ifa_addr->sa_family == AF_INET) {
+				a.raw[10] = a.raw[11] = 0xff;
+				memcpy(&a.raw[12], &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			} else if (i->ifa_addr->sa_family == AF_INET6) {
+				memcpy(a.raw, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+			} else {
+				continue;
+			}
+			local = !memcmp(&a, &g, sizeof(g));
+		}
+	}
+	freeifaddrs(ifs);
+	return local;
+}
+
+static void open_device(struct perf *p)
+{
+	struct ibv_device **list, *dev = NULL;
+	int i, n, nsrd = 0;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+
+		nsrd += is_srd(list[i]);
+		if (p->o.dev) {
+			if (!strcmp(name, p->o.dev))
+				dev = list[i];
+		} else if (is_srd(list[i]) &&
+			   (!dev || (!dev_is_local(ibv_get_device_name(dev)) &&
+				     dev_is_local(name)))) {
+			dev = list[i];	/* prefer one of this namespace */
+		}
+	}
+	if (!nsrd) {
+		printf("SKIP: no srd device\n");
+		exit(4);
+	}
+	if (!dev || !is_srd(dev))
+		die(p, "%s: %s", p->o.dev, dev ? "not an srd device" : "no such device");
+	p->ctx = ibv_open_device(dev);
+	ibv_free_device_list(list);
+	if (!p->ctx)
+		die(p, "ibv_open_device(%s): %s", p->o.dev ? p->o.dev : "srd",
+		    strerror(errno));
+	if (ibv_query_device(p->ctx, &p->dev))
+		die(p, "ibv_query_device: %s", strerror(errno));
+	if (ibv_query_port(p->ctx, 1, &p->port))
+		die(p, "ibv_query_port: %s", strerror(errno));
+}
+
+static bool gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, pfx, sizeof(pfx));
+}
+
+static void pick_gid(struct perf *p)
+{
+	char s[INET6_ADDRSTRLEN];
+	int i;
+
+	if (p->o.gidx >= 0) {
+		if (ibv_query_gid(p->ctx, 1, p->o.gidx, &p->gid))
+			die(p, "ibv_query_gid(%d): %s", p->o.gidx, strerror(errno));
+		p->gid_index = p->o.gidx;
+	} else {
+		for (i = 0; i < p->port.gid_tbl_len; i++)
+			if (!ibv_query_gid(p->ctx, 1, i, &p->gid) && gid_is_v4(&p->gid))
+				break;
+		if (i == p->port.gid_tbl_len)
+			die(p, "%s has no IPv4 GID: use -g",
+			    ibv_get_device_name(p->ctx->device));
+		p->gid_index = i;
+	}
+	printf("# %s: device %s, GID %d %s, %s QPs\n", p->o.server ? "server" : "client",
+	       ibv_get_device_name(p->ctx->device), p->gid_index, gid_str(&p->gid, s),
+	       p->o.flags & F_UD ? "UD" : "SRD");
+}
+
+/* The largest message a QP of ours may carry. */
+static uint32_t max_msg(struct perf *p)
+{
+	uint32_t mtu = 128u << p->port.active_mtu;
+
+	return p->o.flags & F_UD ? mtu : p->port.max_msg_sz;
+}
+
+static struct ibv_qp *create_qp(struct perf *p, struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = p->scq, .recv_cq = p->rcq, .cap = *cap,
+		.qp_type = p->o.flags & F_UD ? IBV_QPT_UD : IBV_QPT_DRIVER,
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = p->pd,
+	};
+	struct ibv_qp *qp;
+
+	if (p->o.flags & F_WR_API) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	}
+#ifdef SRD_HAVE_SRDDV
+	if (a.qp_type == IBV_QPT_DRIVER) {
+		struct srddv_qp_init_attr sa = {
+			.driver_qp_type = SRDDV_QP_DRIVER_TYPE_SRD,
+		};
+
+		qp = srddv_create_qp_ex(p->ctx, &a, &sa, sizeof(sa));
+	} else
+#endif
+		qp = ibv_create_qp_ex(p->ctx, &a);
+	if (!qp)
+		die(p, "creating a%s QP: %s", p->o.flags & F_UD ? " UD" : "n SRD",
+		    strerror(errno));
+	*cap = a.cap;
+	return qp;
+}
+
+static void qp_to_rts(struct perf *p, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = PERF_QKEY };
+	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN, rc;
+
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_QKEY);
+	a.qp_state = IBV_QPS_RTR;
+	rc = rc ?: ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	if (!p->o.server && !(p->o.flags & F_UD)) {
+		a.rnr_retry = p->o.rnr;
+		mask |= IBV_QP_RNR_RETRY;
+	}
+	rc = rc ?: ibv_modify_qp(qp, &a, mask);
+	if (rc)
+		die(p, "moving QP %u to RTS: %s", qp->qp_num,
+		    strerror(rc < 0 ? errno : rc));
+}
+
+static void post_recv(struct perf *p, struct perf_qp *q, uint32_t slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(q->rx + (size_t)slot * p->rx_stride),
+		.length = p->rx_stride, .lkey = p->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)q->idx << 32 | slot,
+				  .sg_list = &sge, .num_sge = 1 }, *bad;
+	int rc = ibv_post_recv(q->qp, &wr, &bad);
+
+	if (rc) {
+		note(p, NOTE_ERR, "ibv_post_recv on QP %u: %s", q->idx, strerror(rc));
+		q->rx_err++;
+	}
+}
+
+/*
+ * Everything but the AH: nslots send slots and nrecv posted receives per
+ * QP, in one registered buffer.
+ */
+static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = nslots, .max_recv_wr = nrecv,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	uint32_t i, s, cqe_s = p->nqps * nslots, cqe_r = p->nqps * nrecv;
+	size_t per_qp;
+	uint8_t *m;
+
+	if (nslots > (uint32_t)p->dev.max_qp_wr || nrecv > (uint32_t)p->dev.max_qp_wr)
+		die(p, "%u WRs per queue asked for, the device has %d", nslots > nrecv ?
+		    nslots : nrecv, p->dev.max_qp_wr);
+	if (cqe_s > (uint32_t)p->dev.max_cqe || cqe_r > (uint32_t)p->dev.max_cqe)
+		die(p, "CQs of %u entries needed, the device has %d", cqe_s > cqe_r ?
+		    cqe_s : cqe_r, p->dev.max_cqe);
+	if (p->o.max_size > max_msg(p))
+		die(p, "a %u-byte message is beyond the %u bytes of %s",
+		    p->o.max_size, max_msg(p), p->o.flags & F_UD ? "the MTU" : "max_msg_sz");
+	p->rx_off = p->o.flags & F_UD ? PERF_GRH : 0;
+	p->slot_size = (p->o.max_size + 63) & ~63u;
+	p->rx_stride = (p->o.max_size + p->rx_off + 63) & ~63u;
+	if (!p->slot_size)
+		p->slot_size = 64;
+	per_qp = (size_t)nslots * p->slot_size + (size_t)nrecv * p->rx_stride;
+	p->buf_len = (p->nqps * per_qp + 4095) & ~(size_t)4095;
+	p->buf = aligned_alloc(4096, p->buf_len);
+	if (!p->buf)
+		die(p, "cannot allocate %zu bytes of buffers", p->buf_len);
+	memset(p->buf, 0, p->buf_len);
+
+	p->pd = ibv_alloc_pd(p->ctx);
+	if (!p->pd)
+		die(p, "ibv_alloc_pd: %s", strerror(errno));
+	p->mr = ibv_reg_mr(p->pd, p->buf, p->buf_len, IBV_ACCESS_LOCAL_WRITE);
+	if (!p->mr)
+		die(p, "ibv_reg_mr of %zu bytes: %s", p->buf_len, strerror(errno));
+	p->scq = ibv_create_cq(p->ctx, cqe_s ? cqe_s : 1, NULL, NULL, 0);
+	p->rcq = ibv_create_cq(p->ctx, cqe_r ? cqe_r : 1, NULL, NULL, 0);
+	if (!p->scq || !p->rcq)
+		die(p, "ibv_create_cq of %u and %u entries: %s", cqe_s, cqe_r,
+		    strerror(errno));
+
+	p->qps = zalloc(p, p->nqps * sizeof(*p->qps));
+	for (i = 0, m = p->buf; i < p->nqps; i++, m += per_qp) {
+		struct perf_qp *q = &p->qps[i];
+		struct ibv_qp_cap c = cap;
+
+		q->idx = i;
+		q->qp = create_qp(p, &c);
+		if (p->o.flags & F_WR_API)
+			q->qpx = ibv_qp_to_qp_ex(q->qp);
+		qp_to_rts(p, q->qp);
+		q->tx = m;
+		q->nslots = q->nfree = nslots;
+		q->free = zalloc(p, nslots * sizeof(*q->free));
+		q->slot_seq = zalloc(p, nslots * sizeof(*q->slot_seq));
+		q->slot_t = zalloc(p, nslots * sizeof(*q->slot_t));
+		for (s = 0; s < nslots; s++)
+			q->free[s] = s;
+		q->rx = m + (size_t)nslots * p->slot_size;
+		q->nrecv = nrecv;
+		for (s = 0; s < nrecv; s++)
+			post_recv(p, q, s);
+	}
+}
+
+static void make_ah(struct perf *p)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = p->peer_gid, .sgid_index = p->gid_index,
+			 .hop_limit = 64 },
+	};
+	char s[INET6_ADDRSTRLEN];
+
+	p->ah = ibv_create_ah(p->pd, &a);
+	if (!p->ah)
+		die(p, "ibv_create_ah to %s: %s", gid_str(&p->peer_gid, s),
+		    strerror(errno));
+}
+
+static void perf_cleanup(struct perf *p)
+{
+	uint32_t i;
+
+	for (i = 0; p->qps && i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		if (q->qp)
+			ibv_destroy_qp(q->qp);
+		free(q->free);
+		free(q->slot_seq);
+		free(q->slot_t);
+		free(q->ok.b);
+		free(q->seen.b);
+		free(q->peer_ok.b);
+	}
+	free(p->qps);
+	p->qps = NULL;
+	if (p->ah)
+		ibv_destroy_ah(p->ah);
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	if (p->scq)
+		ibv_destroy_cq(p->scq);
+	if (p->rcq)
+		ibv_destroy_cq(p->rcq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->ctx)
+		ibv_close_device(p->ctx);
+	p->ah = NULL, p->mr = NULL, p->scq = p->rcq = NULL, p->pd = NULL;
+	p->ctx = NULL;
+	free(p->buf);
+	free(p->samples);
+	p->buf = NULL, p->samples = NULL;
+	if (p->sock >= 0)
+		close(p->sock);
+	if (p->lsock >= 0)
+		close(p->lsock);
+	p->sock = p->lsock = -1;
+}
+
+/* --- the datapath --------------------------------------------------------- */
+
+static void sample(struct perf *p, uint64_t ns)
+{
+	if (p->nsamples == p->samples_cap) {
+		size_t cap = p->samples_cap ? 2 * p->samples_cap : 4096;
+		uint64_t *s = realloc(p->samples, cap * sizeof(*s));
+
+		if (!s) {
+			note(p, NOTE_MISC, "out of memory for samples: some dropped");
+			return;
+		}
+		p->samples = s;
+		p->samples_cap = cap;
+	}
+	p->samples[p->nsamples++] = ns;
+}
+
+/*
+ * Post n messages on q, seqs seq0.., from free slots.  Returns how many
+ * went; the rest go back.  A failure but ENOMEM (full: retried later)
+ * stops sending on q.
+ */
+static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
+			uint32_t n)
+{
+	struct ibv_send_wr wr[PERF_BATCH], *bad = NULL;
+	struct ibv_sge sge[PERF_BATCH];
+	uint32_t i, s, posted;
+	bool imm = use_imm(p);
+	uint64_t t;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		s = q->free[--q->nfree];
+		q->slot_seq[s] = seq0 + i;
+		msg_fill(q->tx + (size_t)s * p->slot_size, p->size, p->tx_dir,
+			 q->idx, seq0 + i);
+		sge[i] = (struct ibv_sge){ (uintptr_t)(q->tx + (size_t)s * p->slot_size),
+					   p->size, p->mr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = (uint64_t)q->idx << 32 | s, .next = &wr[i + 1],
+			.sg_list = &sge[i], .num_sge = p->size ? 1 : 0,
+			.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(seq0 + i),
+			.wr.ud = { .ah = p->ah, .remote_qpn = q->peer_qpn,
+				   .remote_qkey = PERF_QKEY },
+		};
+		q->last_slot = s;
+	}
+	wr[n - 1].next = NULL;
+	t = now_ns();
+	for (i = 0; i < n; i++)
+		q->slot_t[wr[i].wr_id & 0xffffffff] = t;
+
+	if (q->qpx) {
+		ibv_wr_start(q->qpx);
+		for (i = 0; i < n; i++) {
+			q->qpx->wr_id = wr[i].wr_id;
+			q->qpx->wr_flags = IBV_SEND_SIGNALED;
+			if (imm)
+				ibv_wr_send_imm(q->qpx, wr[i].imm_data);
+			else
+				ibv_wr_send(q->qpx);
+			ibv_wr_set_ud_addr(q->qpx, p->ah, q->peer_qpn, PERF_QKEY);
+			ibv_wr_set_sge_list(q->qpx, wr[i].num_sge, &sge[i]);
+		}
+		rc = ibv_wr_complete(q->qpx);
+		posted = rc ? 0 : n;
+	} else {
+		rc = ibv_post_send(q->qp, wr, &bad);
+		posted = rc ? (bad ? (uint32_t)(bad - wr) : 0) : n;
+	}
+	for (i = posted; i < n; i++)
+		q->free[q->nfree++] = wr[i].wr_id & 0xffffffff;
+	if (rc && rc != ENOMEM) {
+		note(p, NOTE_ERR, "%s on QP %u: %s: sending no more on it",
+		     q->qpx ? "ibv_wr_complete" : "ibv_post_send", q->idx,
+		     strerror(rc));
+		q->tx_err++;
+		q->dead = true;
+	}
+	if (posted && seq0 + posted > q->next_seq)
+		q->next_seq = seq0 + posted;
+	return posted;
+}
+
+/* Send completions: slots back, successes in the ok bitmap. */
+static int tx_poll(struct perf *p, bool keep_samples)
+{
+	struct ibv_wc wc[64];
+	uint64_t t;
+	int n, i;
+
+	n = ibv_poll_cq(p->scq, 64, wc);
+	if (n < 0)
+		die(p, "ibv_poll_cq (send): %s", strerror(-n));
+	t = n ? now_ns() : 0;
+	for (i = 0; i < n; i++) {
+		uint32_t qpi = wc[i].wr_id >> 32, s = wc[i].wr_id & 0xffffffff;
+		struct perf_qp *q;
+		uint32_t seq;
+
+		if (qpi >= p->nqps || s >= p->qps[qpi].nslots)
+			die(p, "a send completion with a wr_id never posted: %#llx",
+			    (unsigned long long)wc[i].wr_id);
+		q = &p->qps[qpi];
+		seq = q->slot_seq[s];
+		if (wc[i].status == IBV_WC_SUCCESS) {
+			bm_set(p, &q->ok, seq);
+			q->tx_ok++;
+			if (keep_samples)
+				sample(p, t - q->slot_t[s]);
+		} else {
+			note(p, NOTE_ERR, "error completion: %s (vendor_err %u) QP %u wr_id %#llx (send seq %u)",
+			     ibv_wc_status_str(wc[i].status), wc[i].vendor_err, qpi,
+			     (unsigned long long)wc[i].wr_id, seq);
+			q->tx_err++;
+		}
+		if (q->waiting && seq == q->wait_seq) {
+			q->wait_sent = true;
+			if (wc[i].status != IBV_WC_SUCCESS)
+				q->waiting = false;	/* no reply will come */
+		}
+		q->free[q->nfree++] = s;
+	}
+	return n;
+}
+
+static enum rx_verdict rx_check(struct perf *p, struct perf_qp *q,
+				const struct ibv_wc *wc, uint32_t *seqp)
+{
+	const uint8_t *m = q->rx + (size_t)(wc->wr_id & 0xffffffff) * p->rx_stride +
+			   p->rx_off;
+	bool imm = wc->wc_flags & IBV_WC_WITH_IMM;
+	uint32_t seq;
+	long bad;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		note(p, NOTE_ERR, "error completion: %s (vendor_err %u) QP %u wr_id %#llx (receive)",
+		     ibv_wc_status_str(wc->status), wc->vendor_err, q->idx,
+		     (unsigned long long)wc->wr_id);
+		return RX_ERR;
+	}
+	if (wc->opcode != IBV_WC_RECV || wc->src_qp != q->peer_qpn ||
+	    wc->byte_len != p->size + p->rx_off || imm != use_imm(p)) {
+		note(p, NOTE_BAD, "QP %u: unexpected receive: opcode %d src_qp %u byte_len %u%s (expected RECV from %u, %u bytes%s)",
+		     q->idx, wc->opcode, wc->src_qp, wc->byte_len,
+		     imm ? " with imm" : "", q->peer_qpn, p->size + p->rx_off,
+		     use_imm(p) ? " with imm" : "");
+		return RX_BAD;
+	}
+	if (imm) {
+		seq = ntohl(wc->imm_data);
+	} else {
+		memcpy(&seq, m, 4);
+		seq = le32toh(seq);
+	}
+	*seqp = seq;
+	bad = seq < PERF_MAX_SEQ ? msg_check(m, p->size, p->rx_dir, q->idx, seq) : 0;
+	if (bad >= 0) {
+		note(p, NOTE_BAD, "QP %u: corrupt %u-byte message (seq %u): byte %ld differs",
+		     q->idx, p->size, seq, bad);
+		return RX_BAD;
+	}
+	if (bm_test(&q->seen, seq)) {
+		note(p, NOTE_DUP, "QP %u: duplicate message seq %u", q->idx, seq);
+		return RX_DUP;
+	}
+	bm_set(p, &q->seen, seq);
+	return RX_OK;
+}
+
+/* The server's answer to a ping. */
+static void reply(struct perf *p, struct perf_qp *q, uint32_t seq)
+{
+	uint64_t last = now_ns();
+
+	while (!q->nfree && !q->dead) {
+		if (tx_poll(p, false))
+			last = now_ns();
+		else if (stalled(p, last))
+			die(p, "no send completion on QP %u for %u s", q->idx,
+			    p->o.stall_s);
+	}
+	while (!q->dead && !tx_post(p, q, seq, 1)) {
+		if (tx_poll(p, false))
+			last = now_ns();
+		else if (stalled(p, last))
+			die(p, "cannot post on QP %u for %u s", q->idx, p->o.stall_s);
+	}
+}
+
+/* Receive completions: check, count, repost, and answer or time a ping. */
+static int rx_poll(struct perf *p)
+{
+	struct ibv_wc wc[32];
+	int n, i;
+
+	n = ibv_poll_cq(p->rcq, 32, wc);
+	if (n < 0)
+		die(p, "ibv_poll_cq (receive): %s", strerror(-n));
+	for (i = 0; i < n; i++) {
+		uint32_t qpi = wc[i].wr_id >> 32, seq = 0;
+		struct perf_qp *q;
+
+		if (qpi >= p->nqps || (wc[i].wr_id & 0xffffffff) >= p->qps[qpi].nrecv)
+			die(p, "a receive completion with a wr_id never posted: %#llx",
+			    (unsigned long long)wc[i].wr_id);
+		q = &p->qps[qpi];
+		switch (rx_check(p, q, &wc[i], &seq)) {
+		case RX_OK:
+			q->rx_ok++;
+			if (p->o.mode != MODE_LAT)
+				break;
+			if (p->o.server) {
+				reply(p, q, seq);
+			} else if (q->waiting && seq == q->wait_seq) {
+				sample(p, now_ns() - q->wait_t0);
+				q->waiting = false;
+			}
+			break;
+		case RX_DUP:
+			q->rx_dup++;
+			break;
+		case RX_BAD:
+			q->rx_bad++;
+			break;
+		case RX_ERR:
+			q->rx_err++;
+			break;
+		}
+		if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+			post_recv(p, q, wc[i].wr_id & 0xffffffff);
+	}
+	return n;
+}
+
+/* Before a size: every QP's counters and bitmaps back to zero. */
+static void reset_size(struct perf *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		bm_clear(&q->ok);
+		bm_clear(&q->seen);
+		bm_clear(&q->peer_ok);
+		q->next_seq = 0;
+		q->tx_ok = q->tx_err = 0;
+		q->rx_ok = q->rx_bad = q->rx_dup = q->rx_err = 0;
+		q->waiting = false;
+	}
+	p->nsamples = 0;
+}
+
+static bool tx_idle(struct perf *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nqps; i++)
+		if (p->qps[i].nfree != p->qps[i].nslots)
+			return false;
+	return true;
+}
+
+/* Wait for every send in flight to complete. */
+static void tx_drain(struct perf *p)
+{
+	uint64_t last = now_ns();
+
+	while (!tx_idle(p)) {
+		if (tx_poll(p, false))
+			last = now_ns();
+		else if (stalled(p, last))
+			die(p, "sends in flight got no completion for %u s",
+			    p->o.stall_s);
+	}
+}
+
+/* Messages the peer's sends completed for that have not arrived. */
+static uint64_t unseen(struct perf *p)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->nqps; i++)
+		n += bm_minus(&p->qps[i].peer_ok, &p->qps[i].seen);
+	return n;
+}
+
+/* Give messages the peer has completed a grace time to show up. */
+static void settle(struct perf *p)
+{
+	uint64_t last = now_ns(), need = unseen(p);
+
+	while (need) {
+		if (rx_poll(p)) {
+			need = unseen(p);
+			last = now_ns();
+		} else if (now_ns() - last > PERF_GRACE_MS * 1000000ull) {
+			break;
+		}
+	}
+}
+
+static void counts_of(struct perf *p, struct perf_counts *c)
+{
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		c->received += q->rx_ok;
+		c->corrupt += q->rx_bad;
+		c->dup += q->rx_dup;
+		c->errors += q->rx_err + q->tx_err;
+		c->extra += bm_minus(&q->seen, &q->peer_ok);
+	}
+	c->missing = unseen(p);
+}
+
+/* The ok bitmaps of our sends, per QP: nbits, then the bytes. */
+static void put_bitmaps(struct perf *p, struct wbuf *w)
+{
+	uint32_t i;
+
+	wb_u32(p, w, p->nqps);
+	for (i = 0; i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		bm_reserve(p, &q->ok, q->next_seq);
+		wb_u32(p, w, q->next_seq);
+		if (q->next_seq)
+			wb_put(p, w, q->ok.b, (q->next_seq + 7) / 8);
+	}
+}
+
+static void get_bitmaps(struct perf *p, struct wbuf *w)
+{
+	uint32_t i, nbits;
+
+	if (wb_get_u32(w) != p->nqps)
+		die(p, "the peer's bitmaps are for another number of QPs");
+	for (i = 0; i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		nbits = wb_get_u32(w);
+		if (nbits > PERF_MAX_SEQ)
+			die(p, "the peer sent a bitmap of %u bits", nbits);
+		bm_clear(&q->peer_ok);
+		if (!nbits)
+			continue;
+		bm_reserve(p, &q->peer_ok, nbits);
+		wb_get(w, q->peer_ok.b, (nbits + 7) / 8);
+	}
+}
+
+/* --- the client ----------------------------------------------------------- */
+
+static bool more_to_send(struct perf *p, struct perf_qp *q, uint64_t deadline)
+{
+	if (q->dead || q->next_seq >= PERF_MAX_SEQ)
+		return false;
+	return deadline ? now_ns() < deadline : q->next_seq < p->o.iters;
+}
+
+static void die_stalled(struct perf *p)
+{
+	uint32_t i, out = 0;
+
+	for (i = 0; i < p->nqps; i++)
+		out += p->qps[i].nslots - p->qps[i].nfree;
+	die(p, "no progress for %u s (size %u, %u sends in flight)",
+	    p->o.stall_s, p->size, out);
+}
+
+/* Stream on all QPs at once.  Returns the CPU seconds it took. */
+static double run_bw(struct perf *p, uint64_t *t_first, uint64_t *t_last)
+{
+	uint64_t deadline = 0, last;
+	struct rusage r0, r1;
+	uint32_t i, n;
+	bool busy, done;
+
+	getrusage(RUSAGE_SELF, &r0);
+	*t_first = *t_last = last = now_ns();
+	if (p->o.secs)
+		deadline = *t_first + p->o.secs * NSEC;
+	do {
+		busy = false;
+		done = true;
+		for (i = 0; i < p->nqps; i++) {
+			struct perf_qp *q = &p->qps[i];
+
+			if (!more_to_send(p, q, deadline)) {
+				done &= q->nfree == q->nslots;
+				continue;
+			}
+			done = false;
+			n = q->nfree < PERF_BATCH ? q->nfree : PERF_BATCH;
+			if (!deadline && n > p->o.iters - q->next_seq)
+				n = p->o.iters - q->next_seq;
+			if (n && tx_post(p, q, q->next_seq, n))
+				busy = true;
+		}
+		if (tx_poll(p, true) > 0) {
+			*t_last = now_ns();
+			busy = true;
+		}
+		if (busy)
+			last = now_ns();
+		else if (stalled(p, last))
+			die_stalled(p);
+	} while (!done);
+	getrusage(RUSAGE_SELF, &r1);
+	return r1.ru_utime.tv_sec - r0.ru_utime.tv_sec +
+	       r1.ru_stime.tv_sec - r0.ru_stime.tv_sec +
+	       (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec +
+		r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+}
+
+/* Ping-pong on every QP, one round trip in flight on each. */
+static void run_lat(struct perf *p)
+{
+	uint64_t deadline = 0, last = now_ns(), t, giveup;
+	uint32_t i;
+	bool busy, done;
+
+	/* UD loses messages; SRD answers within its retry budget. */
+	giveup = (p->o.flags & F_UD ? 1 : 10) * NSEC;
+	if (p->o.secs)
+		deadline = last + p->o.secs * NSEC;
+	do {
+		busy = false;
+		done = true;
+		t = now_ns();
+		for (i = 0; i < p->nqps; i++) {
+			struct perf_qp *q = &p->qps[i];
+
+			if (q->waiting && q->wait_sent && t - q->wait_t0 > giveup) {
+				note(p, NOTE_MISC, "QP %u: no answer to seq %u in %llu s",
+				     i, q->wait_seq, (unsigned long long)(giveup / NSEC));
+				q->waiting = false;
+			}
+			if (q->waiting) {
+				done = false;
+				continue;
+			}
+			if (!more_to_send(p, q, deadline))
+				continue;
+			done = false;
+			if (q->nfree && tx_post(p, q, q->next_seq, 1)) {
+				q->waiting = true;
+				q->wait_sent = false;
+				q->wait_seq = q->next_seq - 1;
+				q->wait_t0 = q->slot_t[q->last_slot];
+				busy = true;
+			}
+		}
+		if (rx_poll(p) + tx_poll(p, false) > 0)
+			busy = true;
+		if (busy)
+			last = now_ns();
+		else if (stalled(p, last))
+			die_stalled(p);
+	} while (!done);
+	tx_drain(p);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The permyriad-th percentile of the sorted samples, in µs, divided. */
+static double pct_us(struct perf *p, unsigned int permyriad, unsigned int div)
+{
+	size_t i;
+
+	if (!p->nsamples)
+		return 0;
+	i = (p->nsamples * permyriad + 9999) / 10000;
+	return p->samples[i ? i - 1 : 0] / 1e3 / div;
+}
+
+static void put_counts(struct perf *p, struct wbuf *w, const struct perf_counts *c)
+{
+	wb_u64(p, w, c->received);
+	wb_u64(p, w, c->corrupt);
+	wb_u64(p, w, c->dup);
+	wb_u64(p, w, c->missing);
+	wb_u64(p, w, c->extra);
+	wb_u64(p, w, c->errors);
+}
+
+static void get_counts(struct wbuf *w, struct perf_counts *c)
+{
+	c->received = wb_get_u64(w);
+	c->corrupt = wb_get_u64(w);
+	c->dup = wb_get_u64(w);
+	c->missing = wb_get_u64(w);
+	c->extra = wb_get_u64(w);
+	c->errors = wb_get_u64(w);
+}
+
+/* Whether a size's counts break the rules. */
+static bool counts_bad(struct perf *p, const struct perf_counts *c)
+{
+	return c->corrupt || c->dup || (c->missing && !(p->o.flags & F_UD)) ||
+	       (c->errors && !(p->o.flags & F_EXPECT_ERR));
+}
+
+static void report_bw(struct perf *p, const struct perf_counts *c,
+		      uint64_t ns, double cpu)
+{
+	uint64_t msgs = 0, bytes;
+	double secs = ns / 1e9;
+	char cpu_s[32] = "na";
+	uint32_t i;
+
+	for (i = 0; i < p->nqps; i++)
+		msgs += p->qps[i].tx_ok;
+	bytes = msgs * p->size;
+	if (bytes)
+		snprintf(cpu_s, sizeof(cpu_s), "%.3f", cpu / (bytes / 1e9));
+	printf("srd_perf: mode=bw size=%u qps=%u depth=%u msgs=%llu secs=%.3f "
+	       "MBps=%.2f kmsgps=%.2f p50_us=%.2f p99_us=%.2f p999_us=%.2f "
+	       "cpu_s_per_GB=%s errors=%llu corrupt=%llu dup=%llu missing=%llu\n",
+	       p->size, p->nqps, p->o.depth, (unsigned long long)msgs, secs,
+	       secs > 0 ? bytes / secs / 1e6 : 0, secs > 0 ? msgs / secs / 1e3 : 0,
+	       pct_us(p, 5000, 1), pct_us(p, 9900, 1), pct_us(p, 9990, 1), cpu_s,
+	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
+	       (unsigned long long)c->dup, (unsigned long long)c->missing);
+}
+
+static void report_lat(struct perf *p, const struct perf_counts *c)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		sum += p->samples[i];
+	printf("srd_perf: mode=lat size=%u qps=%u iters=%zu min_us=%.2f avg_us=%.2f "
+	       "p50_us=%.2f p99_us=%.2f p999_us=%.2f errors=%llu corrupt=%llu "
+	       "dup=%llu missing=%llu\n",
+	       p->size, p->nqps, p->nsamples,
+	       p->nsamples ? p->samples[0] / 2e3 : 0,
+	       p->nsamples ? sum / 2e3 / p->nsamples : 0,
+	       pct_us(p, 5000, 2), pct_us(p, 9900, 2), pct_us(p, 9990, 2),
+	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
+	       (unsigned long long)c->dup, (unsigned long long)c->missing);
+}
+
+/* One size, on the client: announce it, run it, compare notes, report. */
+static void client_size(struct perf *p, uint32_t size)
+{
+	struct perf_counts srv, mine;
+	uint64_t t0 = 0, t1 = 0;
+	struct wbuf w = {};
+	double cpu = 0;
+	uint32_t i;
+
+	p->size = size;
+	reset_size(p);
+	memset(p->notes, 0, sizeof(p->notes));
+	wb_u32(p, &w, size);
+	msg_send(p, MSG_START, &w);
+	msg_recv(p, MSG_READY, &w);
+
+	if (p->o.mode == MODE_BW)
+		cpu = run_bw(p, &t0, &t1);
+	else
+		run_lat(p);
+
+	/* Our successful sends for the server's count; its for ours. */
+	wb_reset(&w);
+	put_bitmaps(p, &w);
+	msg_send(p, MSG_DONE, &w);
+	msg_recv(p, MSG_RESULT, &w);
+	get_counts(&w, &srv);
+	get_bitmaps(p, &w);
+	msg_check_end(p, &w, "RESULT");
+	free(w.b);
+	settle(p);
+	counts_of(p, &mine);
+
+	if (srv.missing || mine.missing)
+		printf("# missing: %llu of the client's sends, %llu of the server's answers\n",
+		       (unsigned long long)srv.missing,
+		       (unsigned long long)mine.missing);
+	if (srv.extra || mine.extra)
+		printf("# arrived although their send did not complete successfully: %llu\n",
+		       (unsigned long long)(srv.extra + mine.extra));
+	mine.errors += srv.errors;
+	mine.corrupt += srv.corrupt;
+	mine.dup += srv.dup;
+	mine.missing += srv.missing;
+	for (i = 0; i < NOTE_KINDS; i++)
+		if (p->notes[i] > PERF_NOTES)
+			printf("# %u more %s not shown\n", p->notes[i] - PERF_NOTES,
+			       note_names[i]);
+
+	qsort(p->samples, p->nsamples, sizeof(*p->samples), cmp_u64);
+	if (p->o.mode == MODE_BW)
+		report_bw(p, &mine, t1 - t0, cpu);
+	else
+		report_lat(p, &mine);
+	if (counts_bad(p, &mine))
+		p->failed = true;
+}
+
+static void client(struct perf *p)
+{
+	struct wbuf w = {};
+	char s[INET6_ADDRSTRLEN];
+	uint32_t i, status;
+
+	open_device(p);
+	pick_gid(p);
+	if (p->o.depth > (uint32_t)p->dev.max_qp_wr) {
+		printf("# depth %u capped to max_qp_wr %d\n", p->o.depth,
+		       p->dev.max_qp_wr);
+		p->o.depth = p->dev.max_qp_wr;
+	}
+	if (p->o.mode == MODE_BW)
+		setup(p, p->o.depth, 0);
+	else
+		setup(p, PERF_LAT_SLOTS, PERF_LAT_RECVS);
+	p->tx_dir = DIR_REQ;
+	p->rx_dir = DIR_REP;
+
+	tcp_connect(p);
+	wb_u32(p, &w, PERF_VERSION);
+	wb_u32(p, &w, p->o.mode);
+	wb_u32(p, &w, p->o.flags);
+	wb_u32(p, &w, p->nqps);
+	wb_u32(p, &w, p->o.depth);
+	wb_u32(p, &w, p->o.max_size);
+	wb_put(p, &w, p->gid.raw, 16);
+	for (i = 0; i < p->nqps; i++)
+		wb_u32(p, &w, p->qps[i].qp->qp_num);
+	msg_send(p, MSG_HELLO, &w);
+
+	msg_recv(p, MSG_WELCOME, &w);
+	status = wb_get_u32(&w);
+	if (status) {
+		char why[256] = "";
+
+		wb_get(&w, why, w.len - w.pos < sizeof(why) - 1 ?
+		       w.len - w.pos : sizeof(why) - 1);
+		die(p, "the server refused: %s", why);
+	}
+	wb_get(&w, p->peer_gid.raw, 16);
+	for (i = 0; i < p->nqps; i++)
+		p->qps[i].peer_qpn = wb_get_u32(&w);
+	msg_check_end(p, &w, "WELCOME");
+	make_ah(p);
+	printf("# server %s: GID %s, %u QPs from %u\n", p->o.host,
+	       gid_str(&p->peer_gid, s), p->nqps, p->qps[0].peer_qpn);
+
+	for (i = 0; i < p->o.nsizes; i++)
+		client_size(p, p->o.sizes[i]);
+
+	wb_reset(&w);
+	msg_send(p, MSG_QUIT, &w);
+	free(w.b);
+}
+
+/* --- the server ----------------------------------------------------------- */
+
+/* Sends the client a refusal, then fails. */
+static void __attribute__((noreturn)) refuse(struct perf *p, const char *why)
+{
+	struct wbuf w = {};
+
+	wb_u32(p, &w, 1);
+	wb_put(p, &w, why, strlen(why));
+	msg_send(p, MSG_WELCOME, &w);
+	free(w.b);
+	die(p, "refused the client: %s", why);
+}
+
+static void server_hello(struct perf *p, struct wbuf *w)
+{
+	uint32_t i, qpn[PERF_MAX_QPS];
+	char s[INET6_ADDRSTRLEN];
+
+	msg_recv(p, MSG_HELLO, w);
+	if (wb_get_u32(w) != PERF_VERSION)
+		refuse(p, "another version of srd_perf");
+	p->o.mode = wb_get_u32(w);
+	p->o.flags = wb_get_u32(w);
+	p->nqps = wb_get_u32(w);
+	p->o.depth = wb_get_u32(w);
+	p->o.max_size = wb_get_u32(w);
+	wb_get(w, p->peer_gid.raw, 16);
+	if (p->nqps < 1 || p->nqps > PERF_MAX_QPS || p->o.depth < 1 ||
+	    p->o.depth > 65536 || p->o.mode > MODE_LAT)
+		refuse(p, "bad parameters");
+	for (i = 0; i < p->nqps; i++)
+		qpn[i] = wb_get_u32(w);
+	msg_check_end(p, w, "HELLO");
+	printf("# client: GID %s, mode %s, %u QPs, depth %u%s%s%s%s\n",
+	       gid_str(&p->peer_gid, s), p->o.mode == MODE_BW ? "bw" : "lat",
+	       p->nqps, p->o.depth, p->o.flags & F_IMM ? ", imm" : "",
+	       p->o.flags & F_EXPECT_ERR ? ", errors expected" : "",
+	       p->o.flags & F_WR_API ? ", ibv_wr_*()" : "",
+	       p->o.flags & F_UD ? ", UD" : "");
+
+	pick_gid(p);
+	if (p->o.max_size > max_msg(p))
+		refuse(p, "a message size beyond the server's limit");
+	if (p->o.mode == MODE_BW)
+		setup(p, 1, p->o.depth + PERF_RX_EXTRA < (uint32_t)p->dev.max_qp_wr ?
+			  p->o.depth + PERF_RX_EXTRA : (uint32_t)p->dev.max_qp_wr);
+	else
+		setup(p, PERF_LAT_SLOTS, PERF_LAT_RECVS);
+	for (i = 0; i < p->nqps; i++)
+		p->qps[i].peer_qpn = qpn[i];
+	make_ah(p);
+	p->tx_dir = DIR_REP;
+	p->rx_dir = DIR_REQ;
+
+	wb_reset(w);
+	wb_u32(p, w, 0);
+	wb_put(p, w, p->gid.raw, 16);
+	for (i = 0; i < p->nqps; i++)
+		wb_u32(p, w, p->qps[i].qp->qp_num);
+	msg_send(p, MSG_WELCOME, w);
+}
+
+/* The client has sent all of a size: count, and answer with the counts. */
+static void server_done(struct perf *p, struct wbuf *w)
+{
+	struct perf_counts c;
+
+	get_bitmaps(p, w);
+	msg_check_end(p, w, "DONE");
+	tx_drain(p);
+	settle(p);
+	counts_of(p, &c);
+	printf("# server: size=%u received=%llu corrupt=%llu dup=%llu missing=%llu "
+	       "extra=%llu errors=%llu\n", p->size,
+	       (unsigned long long)c.received, (unsigned long long)c.corrupt,
+	       (unsigned long long)c.dup, (unsigned long long)c.missing,
+	       (unsigned long long)c.extra, (unsigned long long)c.errors);
+	if (counts_bad(p, &c))
+		p->failed = true;
+	wb_reset(w);
+	put_counts(p, w, &c);
+	put_bitmaps(p, w);
+	msg_send(p, MSG_RESULT, w);
+}
+
+static bool sock_readable(struct perf *p, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms) > 0;
+}
+
+static void server(struct perf *p)
+{
+	uint64_t last, spins = 0;
+	struct wbuf w = {};
+	bool quit = false;
+
+	open_device(p);
+	p->lsock = tcp_listen(p);
+	printf("# server: listening on TCP port %u\n", p->o.port);
+	tcp_accept(p);
+	server_hello(p, &w);
+
+	last = now_ns();
+	while (!quit) {
+		int busy = rx_poll(p) + (p->o.mode == MODE_LAT ? tx_poll(p, false) : 0);
+		uint64_t idle;
+
+		if (busy)
+			last = now_ns();
+		/* Look at the socket now and then, and sleep in it when idle. */
+		if (busy && ++spins % 64)
+			continue;
+		idle = now_ns() - last;
+		if (!sock_readable(p, idle > 50000000 ? 1 : 0)) {
+			if (stalled(p, last))
+				die(p, "no completion and no word from the client for %u s",
+				    p->o.stall_s);
+			continue;
+		}
+		switch (msg_recv_any(p, &w)) {
+		case MSG_START:
+			p->size = wb_get_u32(&w);
+			msg_check_end(p, &w, "START");
+			if (p->size > p->o.max_size)
+				die(p, "size %u is beyond the announced %u", p->size,
+				    p->o.max_size);
+			tx_drain(p);
+			reset_size(p);
+			memset(p->notes, 0, sizeof(p->notes));
+			wb_reset(&w);
+			msg_send(p, MSG_READY, &w);
+			break;
+		case MSG_DONE:
+			server_done(p, &w);
+			break;
+		case MSG_QUIT:
+			quit = true;
+			break;
+		default:
+			die(p, "unexpected message from the client");
+		}
+		last = now_ns();
+	}
+	free(w.b);
+}
+
+/* --- options -------------------------------------------------------------- */
+
+static void __attribute__((noreturn)) usage(const char *argv0, int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: %s -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]\n"
+		"       %s [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat] [-s SIZES]\n"
+		"          [-q NQPS] [-D DEPTH] [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x]\n"
+		"          SERVER_ADDR\n"
+		"  -S         be the server (serves one client, then exits)\n"
+		"  -d DEV     device (default: the first srd device)\n"
+		"  -g GIDX    GID index (default: the first IPv4-mapped GID)\n"
+		"  -p PORT    TCP port (default %u)\n"
+		"  -W SECS    give up after SECS without progress (default 60, 0: never)\n"
+		"  -t MODE    bw (streaming, default) or lat (ping-pong)\n"
+		"  -s SIZES   message sizes, comma separated (default 4096)\n"
+		"  -q NQPS    QPs per side (default 1, at most %u)\n"
+		"  -D DEPTH   sends in flight per QP, bw mode (default 16)\n"
+		"  -n ITERS   messages (lat: round trips) per size and QP (default 1000)\n"
+		"  -T SECS    run each size for SECS seconds instead\n"
+		"  -r RNR     rnr_retry of the client QPs, 0-7 (default 7: forever)\n"
+		"  -I         SEND_WITH_IMM, the immediate being the sequence number\n"
+		"  -e         error completions are expected: report, do not fail\n"
+		"  -x         post with the ibv_wr_*() API\n",
+		argv0, argv0, PERF_PORT, PERF_MAX_QPS);
+	exit(status);
+}
+
+static uint32_t num(const char *s, const char *what, uint32_t lo, uint32_t hi)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "srd_perf: %s must be %u to %u, not '%s'\n", what,
+			lo, hi, s);
+		exit(1);
+	}
+	return v;
+}
+
+static void parse_sizes(struct perf_opts *o, char *arg)
+{
+	char *tok, *save = NULL;
+
+	o->nsizes = 0;
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nsizes == PERF_MAX_SIZES) {
+			fprintf(stderr, "srd_perf: at most %u sizes\n", PERF_MAX_SIZES);
+			exit(1);
+		}
+		o->sizes[o->nsizes++] = num(tok, "a size", 0, 1u << 30);
+	}
+	if (!o->nsizes)
+		usage("srd_perf", 1);
+}
+
+static void parse_opts(struct perf_opts *o, int argc, char **argv)
+{
+	char defsize[] = "4096";
+	int opt;
+	uint32_t i;
+
+	*o = (struct perf_opts){ .gidx = -1, .port = PERF_PORT, .stall_s = 60,
+				 .nqps = 1, .depth = 16, .iters = 1000, .rnr = 7 };
+	parse_sizes(o, defsize);
+	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:s:q:D:n:T:r:IexUh")) != -1) {
+		switch (opt) {
+		case 'S': o->server = true; break;
+		case 'd': o->dev = optarg; break;
+		case 'g': o->gidx = num(optarg, "-g", 0, 255); break;
+		case 'p': o->port = num(optarg, "-p", 1, 65535); break;
+		case 'W': o->stall_s = num(optarg, "-W", 0, 86400); break;
+		case 't':
+			if (strcmp(optarg, "bw") && strcmp(optarg, "lat"))
+				usage(argv[0], 1);
+			o->mode = strcmp(optarg, "bw") ? MODE_LAT : MODE_BW;
+			break;
+		case 's': parse_sizes(o, optarg); break;
+		case 'q': o->nqps = num(optarg, "-q", 1, PERF_MAX_QPS); break;
+		case 'D': o->depth = num(optarg, "-D", 1, 65536); break;
+		case 'n': o->iters = num(optarg, "-n", 1, PERF_MAX_SEQ); break;
+		case 'T': o->secs = num(optarg, "-T", 1, 86400); break;
+		case 'r': o->rnr = num(optarg, "-r", 0, 7); break;
+		case 'I': o->flags |= F_IMM; break;
+		case 'e': o->flags |= F_EXPECT_ERR; break;
+		case 'x': o->flags |= F_WR_API; break;
+		case 'U': o->flags |= F_UD; break;	/* testing without SRD */
+		case 'h': usage(argv[0], 0);
+		default: usage(argv[0], 1);
+		}
+	}
+	if (o->server ? optind != argc : optind != argc - 1)
+		usage(argv[0], 1);
+	if (!o->server)
+		o->host = argv[optind];
+	for (i = 0; i < o->nsizes; i++)
+		if (o->sizes[i] > o->max_size)
+			o->max_size = o->sizes[i];
+}
+
+int main(int argc, char **argv)
+{
+	struct perf *p = &perf;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_opts(&p->o, argc, argv);
+	p->nqps = p->o.nqps;
+	if (p->o.server)
+		server(p);
+	else
+		client(p);
+	perf_cleanup(p);
+	if (p->failed)
+		printf("# FAIL: errors, corrupt, duplicate or missing messages (see above)\n");
+	return p->failed ? 1 : 0;
+}
