@@ -67,11 +67,13 @@ test_provider_binds_private_abi_34() {
 		ls -l "$BUILD/provider" | sed 's/^/# /'
 		return 1
 	}
-	# It exports the direct verbs of srddv.h, versioned SRD_1.0, and
-	# nothing else (the plugin registers itself from a constructor).
+	# It exports the direct verbs of srddv.h, versioned SRD_1.0 and
+	# SRD_1.1, and nothing else (the plugin registers itself from a
+	# constructor).
 	got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort)
 	want=$(printf '%s\n' SRD_1.0 srddv_is_srd_device@@SRD_1.0 \
-		srddv_query_ah@@SRD_1.0 srddv_wc_read_sgid@@SRD_1.0 | sort)
+		srddv_query_ah@@SRD_1.0 srddv_wc_read_sgid@@SRD_1.0 \
+		SRD_1.1 srddv_create_qp_ex@@SRD_1.1 | sort)
 	[ "$got" = "$want" ] || {
 		diff <(echo "$want") <(echo "$got") | sed 's/^/# /'
 		return 1
