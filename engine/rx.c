@@ -145,6 +145,13 @@ static void answer_stale(struct srd_peer *peer, uint64_t now_us)
 	srd_peer_send_hello(peer, 0);
 }
 
+bool srd_packet_is_valid(const uint8_t *buf, size_t len)
+{
+	struct srd_pkt p;
+
+	return srd_wire_parse(buf, len, &p) == SRD_PARSE_OK;
+}
+
 void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 {
 	struct srd_engine *eng = peer->eng;

@@ -283,6 +283,9 @@ void srd_peer_destroy(struct srd_peer *peer);
 
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req);
 void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *pkt, size_t len);
+/* Is @pkt a well-formed SRD packet?  For the OS to check before it
+ * creates a peer for an unknown sender.  No engine needed. */
+bool srd_packet_is_valid(const uint8_t *pkt, size_t len);
 void srd_peer_on_timer(struct srd_peer *peer);
 /* A local QP is going away: its sends complete FLUSHED, its receives in
  * progress are aborted and later packets for them NAKed REMOTE_ABORT. */

@@ -323,6 +323,12 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
 		return;
 	}
+	/* Junk from an unknown address must not cost a peer. */
+	if (!srd_packet_is_valid(skb->data + hdr_offset,
+				 skb->len - hdr_offset)) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
+		return;
+	}
 	kp = srd_kpeer_get(sdev, dgid, sgid);
 	if (!kp) {
 		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
