@@ -557,10 +557,13 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 	if (p->nak_reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_received++;
 	m = msg_by_id(peer, p->msg_id);
-	/* A NAK answers one attempt; a later one, or a message partly
-	 * accepted (cannot happen with a correct receiver), ignores it. */
+	/*
+	 * A NAK answers one attempt; a later one ignores it.  So does a
+	 * message partly accepted, except for REMOTE_ABORT: the receiving
+	 * QP failed or went away after taking some segments.
+	 */
 	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != p->attempt ||
-	    m->segs_acked)
+	    (m->segs_acked && p->nak_reason != SRD_NAK_REMOTE_ABORT))
 		return;
 	peer->rto_backoff = 0;	/* the peer is alive */
 	if (p->nak_reason != SRD_NAK_RNR) {

@@ -727,6 +727,42 @@ static void test_spurious_retransmit_undone(void)
 	pair_free(pr);
 }
 
+/* Count DATA packets delivered; after *arg of them, drop nothing more
+ * but stop the run (the caller acts mid-message). */
+static bool data_budget(struct pair *pr, struct qpkt *q, void *arg)
+{
+	int *left = arg;
+
+	(void)pr;
+	if (q->data[1] == SRD_WOP_DATA && q->to == 1 && *left > 0)
+		(*left)--;
+	return false;
+}
+
+static void test_receiver_qp_gone_mid_message(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	int left = 10;
+
+	/* 64 segments; the receiving QP goes away after about 10. */
+	send_one(pr, 0, 64 * 1024, 9, 7);
+	while (left > 0 && pr->qlen)
+		pair_run(pr, pr->now + 10, false, data_budget, &left);
+	CHECK(pr->n[1]->nrx == 1 && !pr->n[1]->rx[0].done,
+	      "the message is being received");
+	srd_peer_flush_qp(pr->n[1]->peer, pr->n[1]->qpn);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(pr->n[1]->rx[0].aborted == 1 && !pr->n[1]->rx[0].done,
+	      "the receive was aborted, not completed");
+	CHECK(pr->n[0]->sends_done[SRD_COMP_REMOTE_ABORT] == 1,
+	      "the send failed REMOTE_ABORT, got %d done, last %s",
+	      pr->n[0]->ndone, srd_comp_status_name(pr->n[0]->last_status[0]));
+	CHECK(ectr(pr->n[0]->eng)->peer_unreachable == 0,
+	      "the peer was not declared unreachable");
+	pair_free(pr);
+}
+
 static void rnr_case(uint8_t rnr_retry, int expect_naks, bool infinite)
 {
 	struct srd_config c = small_cfg();
@@ -946,6 +982,7 @@ static const struct test tests[] = {
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
 	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
+	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
