@@ -295,7 +295,9 @@ void srd_msg_send_done(struct srd_send_msg *msg, enum srd_comp_status st)
 	struct srd_cqe cqe = {};
 
 	srd_comp_status_to_wc(st, &cqe.status, &cqe.vendor_err);
-	if (cqe.status != IB_WC_SUCCESS || msg->signaled) {
+	/* A QP being destroyed completes nothing more. */
+	if ((cqe.status != IB_WC_SUCCESS || msg->signaled) &&
+	    !READ_ONCE(qp->sq_dead)) {
 		cqe.wr_id = msg->wr_id;
 		cqe.opcode = SRD_CQE_SEND;
 		cqe.byte_len = msg->len;
@@ -304,8 +306,9 @@ void srd_msg_send_done(struct srd_send_msg *msg, enum srd_comp_status st)
 	}
 	srd_send_msg_free(msg);
 
-	/* Room in the SQ: resume a doorbell that stopped for it. */
+	/* Room in the SQ: for the provider, and for a doorbell that stopped. */
 	atomic_dec(&qp->sq_inflight);
+	srd_sq_publish(qp);
 	/* Pairs with srd_sq_has_room(): we see sq_blocked, or it sees room. */
 	smp_mb__after_atomic();
 	if (READ_ONCE(qp->sq_blocked))
@@ -323,6 +326,8 @@ static bool srd_qp_can_receive(enum ib_qp_state state)
 static void srd_recv_complete(struct srd_qp *qp, u64 wr_id, u8 status,
 			      u32 verr)
 {
+	if (READ_ONCE(qp->sq_dead))
+		return;
 	struct srd_cqe cqe = {
 		.wr_id = wr_id,
 		.status = status,
@@ -508,7 +513,8 @@ void srd_msg_rx_done(void *handle)
 		cqe.status = IB_WC_WR_FLUSH_ERR;
 		cqe.vendor_err = SRD_VERR_FLUSH;
 	}
-	srd_cq_post(qp->rcq, &cqe);
+	if (!READ_ONCE(qp->sq_dead))
+		srd_cq_post(qp->rcq, &cqe);
 	srd_recv_msg_free(msg);
 }
 

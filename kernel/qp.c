@@ -145,6 +145,7 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->is_srd = init->qp_type == IB_QPT_DRIVER;
 	qp->rnr_retry = SRD_RNR_RETRY_INFINITE;
 	atomic_set(&qp->sq_inflight, 0);
+	spin_lock_init(&qp->sq_pub_lock);
 	INIT_DELAYED_WORK(&qp->sq_work, srd_sq_work);
 
 	err = srd_wq_init(&qp->sq, &uctx->ibuc, cap->max_send_wr,
@@ -285,7 +286,13 @@ void srd_qp_flush_rq(struct srd_qp *qp)
 /* Under sq_mutex. */
 void srd_qp_flush_sq(struct srd_qp *qp)
 {
+	unsigned long flags;
+
 	srd_wq_flush(qp, &qp->sq, qp->scq, SRD_CQE_SEND);
+	/* The flush published cons = prod; keep srd_sq_publish() in step. */
+	spin_lock_irqsave(&qp->sq_pub_lock, flags);
+	qp->sq_pub = qp->sq.cons;
+	spin_unlock_irqrestore(&qp->sq_pub_lock, flags);
 }
 
 /*
@@ -306,6 +313,17 @@ static void srd_wq_reset(struct srd_wq *wq)
 	wq->cons = 0;
 	WRITE_ONCE(wq->ring->ctl->prod, 0);
 	WRITE_ONCE(wq->ring->ctl->cons, 0);
+}
+
+/* Under sq_mutex, with nothing in flight. */
+static void srd_sq_reset(struct srd_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_pub_lock, flags);
+	srd_wq_reset(&qp->sq);
+	qp->sq_pub = 0;
+	spin_unlock_irqrestore(&qp->sq_pub_lock, flags);
 }
 
 int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -348,9 +366,15 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		WRITE_ONCE(qp->rnr_retry, attr->rnr_retry);
 
 	if (mask & IB_QP_STATE) {
+		/*
+		 * Sends in flight complete FLUSHED and receives abort, before
+		 * the rings are flushed or reset: then none is left in flight.
+		 */
+		if (qp->is_srd && (new == IB_QPS_ERR || new == IB_QPS_RESET))
+			srd_transport_flush_qp(qp->sdev, ibqp->qp_num);
 		spin_lock_bh(&qp->rq_lock);
 		if (new == IB_QPS_RESET) {
-			srd_wq_reset(&qp->sq);
+			srd_sq_reset(qp);
 			srd_wq_reset(&qp->rq);
 		}
 		srd_qp_set_state(qp, new);
@@ -359,9 +383,6 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->rq_lock);
 		if (new == IB_QPS_ERR)
 			srd_qp_flush_sq(qp);
-		/* Sends in flight complete FLUSHED, receives abort. */
-		if (qp->is_srd && (new == IB_QPS_ERR || new == IB_QPS_RESET))
-			srd_transport_flush_qp(qp->sdev, ibqp->qp_num);
 	}
 out:
 	mutex_unlock(&qp->sq_mutex);
@@ -404,7 +425,7 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* The SQ takes no more work; sq_work stops for good. */
 	mutex_lock(&qp->sq_mutex);
-	qp->sq_dead = true;
+	WRITE_ONCE(qp->sq_dead, true);
 	mutex_unlock(&qp->sq_mutex);
 
 	/* No new receive finds it; ... */

@@ -342,8 +342,10 @@ struct srd_wq {
  * later from any context (msg.c).  A send in flight holds a QP reference
  * and counts in sq_inflight; the doorbell stops consuming the SQ while
  * sq_inflight is at the SQ's size (or the peer is busy), sets sq_blocked,
- * and sq_work resumes it when a send completes.  sq_dead (under
- * sq_mutex) stops sq_work once destroy has begun.
+ * and sq_work resumes it when a send completes.  The SQ's published
+ * consumer index counts a slot free only once its send completed
+ * (srd_sq_publish()).  sq_dead (set under sq_mutex) stops sq_work once
+ * destroy has begun, and from then on nothing of the QP reaches a CQ.
  */
 struct srd_qp {
 	struct ib_qp ibqp;
@@ -364,6 +366,8 @@ struct srd_qp {
 
 	bool is_srd;
 	u8 rnr_retry;			/* 0..7, 7 = infinite */
+	spinlock_t sq_pub_lock;		/* irqsave; guards sq_pub */
+	u32 sq_pub;			/* the SQ cons the provider sees */
 	atomic_t sq_inflight;
 	bool sq_blocked;
 	bool sq_dead;
@@ -467,6 +471,7 @@ int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /* send.c, SRD QPs */
 void srd_sq_work(struct work_struct *work);
+void srd_sq_publish(struct srd_qp *qp);
 
 /* peer.c: the engine's OS layer */
 struct srd_kpeer;

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# SRD QPs (srd_srd_qp.c) between two devices in two namespaces: creation
+# and the state machine, SEND and SEND_WITH_IMM up to max_msg_sz, many
+# messages in flight over four QP pairs, scatter/gather, the error
+# completions (unknown QPN, wrong qkey, short receive, RNR) after which the
+# QP carries on, a receiving QP destroyed mid-stream, and the ibv_wr_* API.
+# All of it over IPv4-mapped GIDs, then the cases that carry data again
+# over IPv6 GIDs.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_srd_module
+bin=$(srd_bin srd_srd_qp)
+two_hosts ssq
+dmesg_mark
+failed=()
+pp "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=(IPv4)
+# Creation, the errors and the peer's destruction do not depend on the
+# address family: the IPv6 run keeps to the datapath (and the time limit).
+pp "$bin" -c 2,3,4,7 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
+dmesg_clean "srd_srd_qp"
+[ ${#failed[@]} -eq 0 ] || fail "srd_srd_qp reported failures over ${failed[*]}"
+exit $KSFT_PASS
