@@ -182,8 +182,10 @@ void srd_sq_publish(struct srd_qp *qp)
 	u32 done;
 
 	spin_lock_irqsave(&qp->sq_pub_lock, flags);
-	/* Pairs with the release in srd_sq_process(): a send counted in
-	 * sq.cons is counted in sq_inflight. */
+	/*
+	 * Pairs with the release in srd_sq_process(): a send counted in
+	 * sq.cons is counted in sq_inflight.
+	 */
 	done = smp_load_acquire(&qp->sq.cons);
 	if (qp->is_srd)
 		done -= atomic_read(&qp->sq_inflight);
