@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# A process killed with SIGKILL in the middle of traffic leaves nothing
-# behind: every live-object counter of both devices returns to its
+# A process killed with SIGKILL in the middle of traffic (UD, then SRD
+# with either end killed) leaves nothing behind: every live-object counter of both devices returns to its
 # baseline, the kernel logs no problem, and rmmod rdma_srd then works.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -46,6 +46,38 @@ for round in 1 2; do
 		sleep 0.1
 	done
 	echo "ok: round $round: all counters back to the baseline"
+done
+
+# The same with SRD traffic: messages in flight at the transport hold
+# references on the QP and its MRs; the kill must release them all.
+perf=$(srd_bin srd_perf)
+delivered() { [ "$(hw_counter "$DEV_B" srd_msgs_delivered)" -gt "$1" ]; }
+for who in client server; do
+	d0=$(hw_counter "$DEV_B" srd_msgs_delivered)
+	echo "+ ip netns exec $NS_B $perf -S -d $DEV_B -W 0 &"
+	bg_start ip netns exec "$NS_B" "$perf" -S -d "$DEV_B" -W 0 >"$out" 2>&1
+	spid=$!
+	wait_for "SRD: the server listens" 30 listening "$NS_B" 18600
+	echo "+ ip netns exec $NS_A $perf -d $DEV_A -e -W 0 -T 60 -q 4 -s 65536 $IP4_B &"
+	bg_start ip netns exec "$NS_A" "$perf" -d "$DEV_A" -e -W 0 -T 60 -q 4 \
+		-s 65536 "$IP4_B" >/dev/null 2>&1
+	cpid=$!
+	wait_for "SRD: messages are being delivered" 30 delivered $((d0 + 20))
+	[ "$(counters)" != "$base" ] || fail "SRD: counters did not move while objects were alive"
+	if [ $who = client ]; then victim=$cpid; other=$spid; else victim=$spid; other=$cpid; fi
+	pp kill -9 "$victim"
+	# The survivor notices (broken TCP channel, or errors) or is killed too.
+	deadline=$((SECONDS + 5))
+	while kill -0 "$other" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	kill -9 "$other" 2>/dev/null || true
+	wait "$cpid" "$spid" 2>/dev/null || true
+	deadline=$((SECONDS + 10))
+	until [ "$(counters)" = "$base" ]; do
+		[ $SECONDS -lt $deadline ] ||
+			fail "SRD, $who killed: counters 10s after the kill: expected '$base', saw '$(counters)'"
+		sleep 0.1
+	done
+	echo "ok: SRD traffic, $who killed: all counters back to the baseline"
 done
 dmesg_clean "SIGKILL mid-traffic"
 
