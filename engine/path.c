@@ -8,9 +8,13 @@
  *   PROBING --(its one probe packet ACKed)--> ACTIVE   (path_recoveries)
  *   PROBING --(the probe lost or timed out)--> AVOIDED, for twice as long
  *
- * Selection is round-robin over ACTIVE paths (and PROBING ones without a
- * probe in flight), skipping paths whose smoothed RTT is above
- * path_slow_pct of the peer's minimum RTT while a faster one exists.
+ * Selection is round-robin, in order of preference: ACTIVE paths that are
+ * not slow (smoothed RTT above path_slow_pct of the peer's), with PROBING
+ * ones (no probe in flight) taking their turn only for new data while
+ * the RTO is not backing off; then any ACTIVE path; then any PROBING one.
+ * A retransmission, or a send after an RTO, goes where packets are known
+ * to get through: probing a path with it could cost one more RTO, and a
+ * run of those the peer's retry budget.
  */
 #include "srd_internal.h"
 
@@ -47,8 +51,13 @@ static bool slow(const struct srd_peer *peer, const struct srd_path *p)
 {
 	uint32_t pct = peer->eng->cfg.path_slow_pct;
 
-	return pct && peer->rtt.min_us && p->srtt_us &&
-	       (uint64_t)p->srtt_us * 100 > (uint64_t)peer->rtt.min_us * pct;
+	/*
+	 * Against the peer's smoothed RTT, not its minimum: on a busy host
+	 * every path's RTT is far above the best sample ever seen, and a
+	 * minimum-based test would call them all slow.
+	 */
+	return pct && peer->rtt.srtt_us && p->srtt_us &&
+	       (uint64_t)p->srtt_us * 100 > (uint64_t)peer->rtt.srtt_us * pct;
 }
 
 uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
@@ -56,16 +65,20 @@ uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 {
 	uint32_t n = peer->eng->cfg.n_paths, i, idx, pass, best = 0;
 	uint64_t best_until = SRD_NO_DEADLINE;
+	bool may_probe = exclude == SRD_PATH_NONE && !peer->rto_backoff;
 	bool probe;
 
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < n; i++) {
 			idx = (peer->path_rr + i) % n;
 			if (idx == exclude && n > 1)
 				continue;
 			if (!usable(&peer->paths[idx], now_us, &probe))
 				continue;
-			if (pass == 0 && !probe && slow(peer, &peer->paths[idx]))
+			if (pass == 0 && (probe ? !may_probe :
+					  slow(peer, &peer->paths[idx])))
+				continue;
+			if (pass == 1 && probe)
 				continue;
 			peer->path_rr = idx + 1;
 			*is_probe = probe;
