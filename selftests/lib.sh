@@ -322,3 +322,258 @@ run_pair() {
 	[ $crc -eq 0 ] && [ $src -eq 0 ] ||
 		fail "expected server and client to exit 0, saw server $src client $crc"
 }
+
+# ecmp_hosts TAG: hosts a and b joined through two routers by four
+# equal-cost links with L4 multipath hashing, the switches of a fabric
+# that spreads flows by UDP source port, plus a direct management link for
+# out-of-band channels (TCP), which a black-holed fabric link must not cut:
+#
+#   a --va--r1a-- r1 ==p0..p3====q0..q3== r2 --r2b--vb-- b
+#   a --mga-------------- management -------------mgb-- b
+#
+#   ${TAG}_a:  va 10.1.0.1/24 (device srd_${TAG}a), mga 10.9.0.1/24,
+#              default route via r1
+#   ${TAG}_r1: r1a 10.1.0.254/24, p$i 10.2.$i.1/24, b's subnet over all p$i
+#   ${TAG}_r2: r2b 10.3.0.254/24, q$i 10.2.$i.2/24, a's subnet over all q$i
+#   ${TAG}_b:  vb 10.3.0.2/24 (device srd_${TAG}b), mgb 10.9.0.2/24,
+#              default route via r2
+#
+# netem on r1's p$i shapes the data direction (a to b), on r2's q$i the
+# other.  Sets NS_A NS_B NS_R1 NS_R2 DEV_A DEV_B IP_A IP_B MGMT_A MGMT_B,
+# ECMP_N (the number of links) and ECMP_P / ECMP_Q (their names).
+ecmp_hosts() {
+	local tag=$1 i ns
+	local -a nh1=() nh2=()
+	NS_A=${tag}_a NS_R1=${tag}_r1 NS_R2=${tag}_r2 NS_B=${tag}_b
+	DEV_A=srd_${tag}a DEV_B=srd_${tag}b
+	IP_A=10.1.0.1 IP_B=10.3.0.2 MGMT_A=10.9.0.1 MGMT_B=10.9.0.2
+	ECMP_N=4 ECMP_P=() ECMP_Q=()
+	for ((i = 0; i < ECMP_N; i++)); do
+		ECMP_P+=("p$i")
+		ECMP_Q+=("q$i")
+		nh1+=(nexthop via "10.2.$i.2")
+		nh2+=(nexthop via "10.2.$i.1")
+	done
+	for ns in "$NS_A" "$NS_R1" "$NS_R2" "$NS_B"; do
+		pp ip netns add "$ns" || fail "ip netns add $ns"
+		SRD_NETNS+=("$ns")
+	done
+	# One ip process per namespace: under TCG each process costs.
+	ip_batch "$NS_A" <<-EOF
+		link set lo up
+		link add va type veth peer name r1a netns $NS_R1
+		link add mga type veth peer name mgb netns $NS_B
+		addr add $IP_A/24 dev va
+		addr add $MGMT_A/24 dev mga
+		link set va up
+		link set mga up
+		route add default via 10.1.0.254
+	EOF
+	ip_batch "$NS_B" <<-EOF
+		link set lo up
+		link add vb type veth peer name r2b netns $NS_R2
+		addr add $IP_B/24 dev vb
+		addr add $MGMT_B/24 dev mgb
+		link set vb up
+		link set mgb up
+		route add default via 10.3.0.254
+	EOF
+	ip_batch "$NS_R1" <<-EOF
+		link set lo up
+		$(for ((i = 0; i < ECMP_N; i++)); do
+			echo "link add p$i type veth peer name q$i netns $NS_R2"
+			echo "addr add 10.2.$i.1/24 dev p$i"
+			echo "link set p$i up"
+		done)
+		addr add 10.1.0.254/24 dev r1a
+		link set r1a up
+	EOF
+	ip_batch "$NS_R2" <<-EOF
+		link set lo up
+		$(for ((i = 0; i < ECMP_N; i++)); do
+			echo "addr add 10.2.$i.2/24 dev q$i"
+			echo "link set q$i up"
+		done)
+		addr add 10.3.0.254/24 dev r2b
+		link set r2b up
+		route add 10.1.0.0/24 ${nh2[*]}
+	EOF
+	ip_batch "$NS_R1" <<-EOF
+		route add 10.3.0.0/24 ${nh1[*]}
+	EOF
+	for ns in "$NS_R1" "$NS_R2"; do
+		pp ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=1 || fail "sysctl in $ns"
+	done
+	ecmp_add_srd
+}
+
+# ip_batch NS: the ip commands on stdin, in NS, in one process.
+ip_batch() {
+	local cmds
+	cmds=$(sed 's/^[[:space:]]*//; /^$/d')
+	sed "s/^/+ ip -n $1 /" <<<"$cmds"
+	ip -n "$1" -batch - <<<"$cmds" || fail "ip -n $1 -batch failed"
+}
+
+# ecmp_add_srd: (re)create the srd devices of ecmp_hosts on va and vb, e.g.
+# after a change of a module parameter that new devices take.
+ecmp_add_srd() {
+	pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev va
+	SRD_LINKS+=("$DEV_A")
+	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb
+	SRD_LINKS+=("$DEV_B")
+	wait_for "$DEV_A has the GID of $IP_A" 30 has_gid "$DEV_A" "$(gid_of_ipv4 $IP_A)"
+	wait_for "$DEV_B has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP_B)"
+	wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
+	wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+}
+
+# ecmp_del_srd: remove both srd devices of ecmp_hosts.
+ecmp_del_srd() {
+	pp rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
+	pp rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
+}
+
+# netem NS DEVS NETEM_ARGS...: the same netem qdisc on each of the netdevs
+# DEVS (a space-separated list) in NS, in one tc process so that the links
+# change together; NETEM_ARGS "none" removes the qdiscs.
+netem() {
+	local ns=$1 devs=$2 d
+	shift 2
+	echo "+ netem $ns [$devs] $*"
+	if [ "$1" = none ]; then
+		for d in $devs; do echo "qdisc del dev $d root"; done |
+			ip netns exec "$ns" tc -force -batch - 2>/dev/null
+		return 0
+	fi
+	for d in $devs; do echo "qdisc replace dev $d root netem $*"; done |
+		ip netns exec "$ns" tc -batch - || fail "tc in $ns: netem $* on $devs"
+}
+
+# debugfs_mount: mount debugfs unless it is; SRD_DEBUGFS_MOUNTED says
+# whether this test did (and should unmount it at exit).
+SRD_DEBUGFS_MOUNTED=
+debugfs_mount() {
+	mountpoint -q /sys/kernel/debug && return
+	pp mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs"
+	SRD_DEBUGFS_MOUNTED=1
+}
+
+# srd_paths DEV: the device's per-path statistics (debugfs_mount first):
+# a line per peer, then one per path of it.
+srd_paths() {
+	local f=/sys/kernel/debug/rdma_srd/$1/paths
+	[ -r "$f" ] || fail "$f is missing"
+	cat "$f"
+}
+
+# perf_sum FIELD OUTPUT: FIELD of srd_perf's result lines, summed over sizes.
+perf_sum() {
+	awk -v f="$1" '$1 == "srd_perf:" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) s += kv[2] }
+	} END { print s + 0 }' <<<"$2"
+}
+
+# perf_clean WHAT OUTPUT NSIZES [MSGS [ERRORS]]: srd_perf printed a result
+# line for each of NSIZES sizes, none reports corrupt, duplicate or missing
+# messages, MSGS messages were sent successfully in all and ERRORS error
+# completions reported ("+": some).  Sets PERF_MSGS and PERF_ERRORS.
+perf_clean() {
+	local what=$1 out=$2 n=$3 lines corrupt dup missing
+	# (No process substitution: the guest has no /dev/fd.)
+	read -r lines PERF_MSGS PERF_ERRORS corrupt dup missing <<<"$(awk '
+		$1 == "srd_perf:" {
+			n++
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] }
+		} END { print n + 0, s["msgs"] + 0, s["errors"] + 0, s["corrupt"] + 0,
+			     s["dup"] + 0, s["missing"] + 0 }' <<<"$out")"
+	[ "$lines" -eq "$n" ] ||
+		fail "$what: expected $n result lines from srd_perf, saw $lines"
+	[ "$corrupt" -eq 0 ] && [ "$dup" -eq 0 ] && [ "$missing" -eq 0 ] ||
+		fail "$what: corrupt $corrupt, duplicate $dup, missing $missing messages"
+	echo "ok: $what: no corrupt, duplicate or missing message"
+	if [ -n "${4:-}" ]; then
+		[ "$PERF_MSGS" -eq "$4" ] || fail "$what: expected $4 messages sent, saw $PERF_MSGS"
+		echo "ok: $what: $PERF_MSGS messages sent and delivered"
+	fi
+	case ${5:-} in
+	"") ;;
+	+) [ "$PERF_ERRORS" -gt 0 ] || fail "$what: expected error completions, saw none"
+	   echo "ok: $what: $PERF_ERRORS error completions" ;;
+	*) [ "$PERF_ERRORS" -eq "$5" ] || fail "$what: expected $5 error completions, saw $PERF_ERRORS"
+	   echo "ok: $what: $PERF_ERRORS error completions" ;;
+	esac
+}
+
+# perf_pair SERVER_NS CLIENT_NS SERVER_ARGS... -- CLIENT_ARGS...: run_pair
+# for srd_perf (-S and the binary are added): the server is ready once it
+# says that it listens, which the shell reads without starting a process
+# (each costs under TCG).  The outputs are left in PAIR_SERVER_OUT and
+# PAIR_CLIENT_OUT; fails unless both exit 0.
+perf_pair() {
+	local sns=$1 cns=$2 perf spid src crc deadline sout cout l up=
+	local -a srv=() cli=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	perf=$(srd_bin srd_perf)
+	sout=$(mktemp /tmp/srd_perf_srv.XXXXXX)
+	cout=$(mktemp /tmp/srd_perf_cli.XXXXXX)
+	echo "+ ip netns exec $sns srd_perf -S ${srv[*]} &"
+	bg_start ip netns exec "$sns" timeout -k 5 60 "$perf" -S "${srv[@]}" >"$sout" 2>&1
+	spid=$!
+	deadline=$((SECONDS + 20))
+	until [ -n "$up" ]; do
+		while IFS= read -r l; do
+			[[ "$l" == *"listening on TCP port"* ]] && up=1
+		done <"$sout"
+		[ -n "$up" ] && break
+		if ! kill -0 "$spid" 2>/dev/null; then
+			cat "$sout"
+			fail "srd_perf server exited before listening"
+		fi
+		[ $SECONDS -lt $deadline ] || { cat "$sout"; fail "srd_perf server not listening after 20s"; }
+		sleep 0.05
+	done
+	echo "+ ip netns exec $cns srd_perf ${cli[*]}"
+	ip netns exec "$cns" timeout -k 5 60 "$perf" "${cli[@]}" >"$cout" 2>&1
+	crc=$?
+	[ $crc -eq 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	PAIR_SERVER_OUT=$(<"$sout")
+	PAIR_CLIENT_OUT=$(<"$cout")
+	rm -f "$sout" "$cout"
+	echo "server (exit $src):"
+	while IFS= read -r l; do echo "  $l"; done <<<"$PAIR_SERVER_OUT"
+	echo "client (exit $crc):"
+	while IFS= read -r l; do echo "  $l"; done <<<"$PAIR_CLIENT_OUT"
+	[ $crc -eq 0 ] && [ $src -eq 0 ] ||
+		fail "expected srd_perf server and client to exit 0, saw server $src client $crc"
+}
+
+# srd_counters DEV...: the devices' SRD counters that are not zero, one
+# line each (for the log).
+srd_counters() {
+	local d
+	for d; do
+		echo "$d: $(cd "/sys/class/infiniband/$d/hw_counters" &&
+			grep -v '^0$' srd_* /dev/null | sed 's/^srd_//; s/:/=/' | tr '\n' ' ')"
+	done
+}
+
+# ecmp_diag: on a failure, what the transport knew: both devices' SRD
+# counters and a's per-path state (debugfs, mounted for the moment).
+ecmp_diag() {
+	local m=
+	echo "--- diagnostics"
+	srd_counters "$DEV_A" "$DEV_B"
+	if ! mountpoint -q /sys/kernel/debug; then
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null && m=1
+	fi
+	cat "/sys/kernel/debug/rdma_srd/$DEV_A/paths" 2>/dev/null
+	[ -z "$m" ] || umount /sys/kernel/debug
+	echo "---"
+}
