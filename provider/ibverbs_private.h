@@ -46,7 +46,22 @@ struct ibvp_list_node {
 	struct ibvp_list_node *prev;
 };
 
-struct verbs_match_ent;
+/*
+ * One entry of a provider's match table.  libibverbs walks the table of
+ * every provider for every device whose kernel driver id it knows (rxe,
+ * mlx5, ...), up to an entry of kind 0, so a provider needs at least
+ * that terminating entry even when it matches by match_device alone.
+ */
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;			/* 0: the end of the table */
+};
 
 /* An rdma device found in sysfs.  Truncated: ends at ibdev_path. */
 struct verbs_sysfs_dev {

@@ -144,10 +144,20 @@ static void srd_uninit_device(struct verbs_device *vdev)
 	free(srd_container_of(vdev, struct srd_device, vdev));
 }
 
+/*
+ * No table entries: srd devices are matched by srd_match_device().  The
+ * terminating entry must be there all the same, or libibverbs crashes
+ * walking a NULL table when another provider's device (rxe) is present.
+ */
+static const struct verbs_match_ent srd_match_table[] = {
+	{},
+};
+
 static const struct verbs_device_ops srd_dev_ops = {
 	.name = "srd",
 	.match_min_abi_version = SRD_UVERBS_ABI_VERSION,
 	.match_max_abi_version = SRD_UVERBS_ABI_VERSION,
+	.match_table = srd_match_table,
 	.match_device = srd_match_device,
 	.alloc_device = srd_alloc_device,
 	.uninit_device = srd_uninit_device,

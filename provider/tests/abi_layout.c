@@ -100,6 +100,13 @@ int main(void)
 	OP(unimport_dm) OP(unimport_mr) OP(unimport_pd)
 	SIZE(struct verbs_context_ops);
 
+	MEMBER(verbs_match_ent, driver_data);
+	MEMBER(verbs_match_ent, u.driver_id);
+	MEMBER(verbs_match_ent, vendor);
+	MEMBER(verbs_match_ent, device);
+	MEMBER(verbs_match_ent, kind);
+	SIZE(struct verbs_match_ent);
+
 	MEMBER(verbs_device_ops, name);
 	MEMBER(verbs_device_ops, match_min_abi_version);
 	MEMBER(verbs_device_ops, match_max_abi_version);
