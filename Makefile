@@ -16,6 +16,8 @@
 #                   under ASan+UBSan (host only; SIM_ARGS="--seeds 50 --scale 4"
 #                   for longer runs)
 #   make fuzz       libFuzzer on the engine's receive path (FUZZ_SECONDS=300)
+#   make bench      raw UDP, rxe and softsrd between two guests (KVER=...,
+#                   default 6.1); BENCH_QUICK=1 for the smoke-test subset
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -40,12 +42,12 @@ ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider selftests check demo vm-shell \
-	sparse install clean engine-test fuzz
+	sparse install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check demo vm-shell sparse install modules provider selftests engine-test fuzz: deps
+all check demo vm-shell sparse install modules provider selftests engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -104,6 +106,10 @@ demo: all
 
 vm-shell: all
 	@$(TOP)/scripts/vm-run.sh --kernel $(VM_KERNEL) --interactive
+
+BENCH_QUICK ?=
+bench: all
+	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 install: all
 	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)" "$(VERSION)"

@@ -28,6 +28,9 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio kmod iproute2 xz-utils
 	# Static checking: make C=1.
 	sparse
+	# The benchmark's limit rows (make bench): raw UDP throughput and
+	# round trip.
+	iperf3 sockperf
 	# The SRD engine's fuzz target: clang, and libFuzzer's runtime
 	# (libclang_rt.fuzzer), which bookworm ships in libclang-rt-14-dev
 	# through the libclang-rt-dev metapackage.  gcc's ASan/UBSan

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Everything `make check` runs, after the build: the host-side tests, then
-# the VM selftests on every target kernel, each in one guest boot.  Prints
+# Everything `make check` runs, after the build: the host-side tests, the
+# VM selftests on every target kernel, each in one guest boot, and a quick
+# smoke run of `make bench` on the first kernel.  Prints
 # each result as TAP and ends with "N passed, N failed, N skipped"; exits
 # non-zero on any failure.
 #
@@ -48,12 +49,25 @@ phase() {
 	echo "=== $name: exit $rc"
 }
 
+# bench_smoke KVER: the benchmark's quick mode, as one TAP result.  It
+# checks that every row still produces a figure, never what the figure is.
+bench_smoke() {
+	echo "TAP version 13"
+	echo "1..1"
+	if "$TOP/scripts/bench.sh" --quick --kernel "$1"; then
+		echo "ok 1 make bench (quick) on $1: every row measured"
+	else
+		echo "not ok 1 make bench (quick) on $1: a row has no figure, or the harness failed"
+	fi
+}
+
 start=$(date +%s)
 phase host "$TOP/scripts/host-tests.sh"
 for k in "$@"; do
 	phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 1500 -- \
 		make -s -C "$TOP/selftests" run_tests
 done
+[ $# -eq 0 ] || phase bench-smoke bench_smoke "$1"
 
 echo
 if [ ${#failed_names[@]} -gt 0 ]; then

@@ -4,7 +4,9 @@
 # Run a command as root in a fresh qemu (TCG) guest of a Debian kernel, with
 # rdma_srd loaded and libsrd usable uninstalled.
 #
-#   scripts/vm-run.sh [--kernel VER] [--timeout S] [--no-module] -- CMD...
+#   scripts/vm-run.sh [--kernel VER] [--timeout S] [--no-module]
+#                     [--nic udp:LOCAL_PORT:PEER_PORT] [--mac MAC]
+#                     [--share DIR] -- CMD...
 #   scripts/vm-run.sh [--kernel VER] --interactive
 #
 # VER is a version from /lib/modules or its major.minor ("6.1", "6.12");
@@ -18,6 +20,15 @@
 # protection fault, soft lockup, hung task or panic (the log is printed),
 # when it never reported a status (crash), or when --timeout (default 600)
 # seconds pass.
+#
+# --nic gives the guest a virtio-net NIC joined to another guest's by qemu
+# UDP socket networking: frames leave from 127.0.0.1:LOCAL_PORT to
+# 127.0.0.1:PEER_PORT, and the other guest swaps the two.  (Not qemu's TCP
+# socket mode: Nagle on that stream held the second of two back-to-back
+# frames for tens of ms, a latency floor for every reliable transport.)
+# --mac sets its MAC.  --share
+# mounts the host directory DIR, writable, at the same path in the guest;
+# unlike $SRD_VM_OUT it is kept, and several guests can write into one DIR.
 
 set -euo pipefail
 
@@ -27,9 +38,12 @@ kernel=6.1
 timeout_s=600
 interactive=0
 load_module=1
+nic=
+mac=
+share=
 
 usage() {
-	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -39,12 +53,23 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--interactive) interactive=1; shift ;;
 	--no-module) load_module=0; shift ;;
+	--nic) nic=$2; shift 2 ;;
+	--mac) mac=$2; shift 2 ;;
+	--share) share=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "vm-run: unknown option $1" >&2; usage ;;
 	esac
 done
 [ $interactive -eq 1 ] || [ $# -gt 0 ] || usage
+case "$nic" in
+""|udp:[0-9]*:[0-9]*) ;;
+*) echo "vm-run: --nic takes udp:LOCAL_PORT:PEER_PORT, not '$nic'" >&2; exit 2 ;;
+esac
+if [ -n "$share" ]; then
+	[ -d "$share" ] || { echo "vm-run: --share $share is not a directory" >&2; exit 2; }
+	share=$(cd "$share" && pwd)
+fi
 
 # Resolve VER to an installed kernel.
 resolve_kernel() {
@@ -111,6 +136,7 @@ arg() { sed -n "s/.*srd_vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 out=$(arg out)
 stage2=$(arg stage2)
 top=$(arg top)
+share=$(arg share)
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 root /newroot
 # tmpfs on /run, /tmp and /var/tmp; where the tree (or the shared output
 # directory) lives below one of them, bind its top directory back in.
@@ -118,7 +144,7 @@ for d in run tmp var/tmp; do
 	mkdir -p "/keep/$d"
 	mount --bind "/newroot/$d" "/keep/$d"
 	mount -t tmpfs tmpfs "/newroot/$d"
-	for p in "$top" "$out"; do
+	for p in "$top" "$out" $share; do
 		case "$p" in
 		"/$d/"*)
 			first=${p#/$d/}
@@ -131,6 +157,7 @@ for d in run tmp var/tmp; do
 	done
 done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "/newroot$out"
+[ -z "$share" ] || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share "/newroot$share"
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
@@ -138,8 +165,11 @@ exec switch_root /newroot "$stage2" "$out"
 INIT
 	chmod +x "$stage/init"
 	mkdir -p "$(dirname "$initrd")"
-	(cd "$stage" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
-	mv "$initrd.tmp" "$initrd"
+	# Several guests may start at once (make bench): each builds its own
+	# copy and renames it into place, which is atomic.
+	tmp=$(mktemp "$initrd.XXXXXX")
+	(cd "$stage" && find . | cpio -o -H newc --quiet) >"$tmp"
+	mv "$tmp" "$initrd"
 	rm -rf "$stage"
 	trap - EXIT
 fi
@@ -164,13 +194,23 @@ fi
 # skewed against the HPET and marks it unstable.  That flips the
 # sched_clock static key at run time, and TCG can miss the cross-CPU code
 # patching: a guest died of "Oops: int3" in sched_clock_cpu that way.
+append="console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 tsc=reliable srd_vm.out=$out srd_vm.top=$TOP srd_vm.stage2=$TOP/scripts/vm-guest.sh"
+[ -z "$share" ] || append+=" srd_vm.share=$share"
 qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 2G
 	-display none -no-reboot -nodefaults
 	-kernel "$vmlinuz" -initrd "$initrd"
-	-append "console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 tsc=reliable srd_vm.out=$out srd_vm.top=$TOP srd_vm.stage2=$TOP/scripts/vm-guest.sh"
+	-append "$append"
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
 	-device virtio-rng-pci)
+if [ -n "$share" ]; then
+	qemu+=(-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap")
+fi
+if [ -n "$nic" ]; then
+	ports=${nic#udp:}
+	qemu+=(-netdev "socket,id=n0,udp=127.0.0.1:${ports#*:},localaddr=127.0.0.1:${ports%%:*}")
+	qemu+=(-device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")
+fi
 if [ $interactive -eq 1 ]; then
 	qemu+=(-serial mon:stdio -serial "file:$out/kmsg.log")
 	echo "vm-run: interactive guest of $kver; leave with 'poweroff' or Ctrl-A x" >&2

@@ -1,0 +1,390 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The guest side of `make bench` (scripts/bench.sh starts two guests joined
+# by one virtio-net link and runs this in each):
+#
+#   bench-guest.sh server DIR   10.77.0.1: sets up, then serves the control
+#                               channel (scripts/bench-serve.py)
+#   bench-guest.sh client DIR   10.77.0.2: sets up, then drives every
+#                               measurement
+#
+# Both guests put rxe0 and srd0 on the one link, so every row crosses the
+# same path.  DIR is the host directory both guests share: DIR/params
+# holds the settings (bench.sh writes it), DIR/raw/ receives each command's
+# output, and DIR/index.tsv a line per measurement, which
+# scripts/bench-table.py turns into the table.  Nothing here judges the
+# figures: a measurement that fails is recorded as failed.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+role=$1
+dir=$2
+# shellcheck source=/dev/null
+. "$dir/params"
+raw=$dir/raw
+IP_SERVER=10.77.0.1
+IP_CLIENT=10.77.0.2
+CTL_PORT=7077
+SRD_PERF=$TOP/build/selftests/srd_perf
+
+pp() {
+	echo "+ $*"
+	"$@"
+}
+
+die() {
+	echo "bench-guest: $*" >&2
+	exit 1
+}
+
+# wait_until WHAT SECS CMD...: poll CMD until it succeeds.
+wait_until() {
+	local what=$1 secs=$2 deadline
+	shift 2
+	deadline=$((SECONDS + secs))
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || die "timed out after ${secs}s waiting for $what"
+		sleep 0.1
+	done
+}
+
+# The NIC is the only netdev besides lo (vm-run.sh --nic adds it).
+nic_name() {
+	local d n
+	for d in /sys/class/net/*; do
+		n=${d##*/}
+		[ "$n" = lo ] && continue
+		echo "$n"
+		return 0
+	done
+	return 1
+}
+
+# gid_index DEV IPV4: the GID index of IPV4's IPv4-mapped GID on DEV,
+# preferring RoCE v2 where the device keeps types (rxe lists each address
+# twice, v1 and v2; only v2 is UDP).
+gid_index() {
+	local dev=$1 want f i g t first=
+	# shellcheck disable=SC2086 # the four octets
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		i=${f##*/}
+		read -r g 2>/dev/null <"$f" || continue
+		[ "$g" = "$want" ] || continue
+		t=$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null || true)
+		[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; }
+		[ -n "$first" ] || first=$i
+	done
+	[ -n "$first" ] && echo "$first"
+}
+
+port_active() {
+	[ "$(cat "/sys/class/infiniband/$1/ports/1/state")" = "4: ACTIVE" ]
+}
+
+# active_mtu DEV: the port's active MTU in bytes, the largest UD message.
+active_mtu() {
+	$(verbs_env "$1") ibv_devinfo -d "$1" | awk '/active_mtu/ { print $2; exit }'
+}
+
+# setup IP: the link up with IP, rxe0 and srd0 on it.
+setup() {
+	local ip=$1 d
+	nic_name >/dev/null || pp modprobe virtio_net
+	wait_until "the NIC" 20 nic_name
+	IF=$(nic_name)
+	pp ip link set "$IF" mtu "$MTU"
+	pp ip addr add "$ip/24" dev "$IF"
+	pp ip link set "$IF" up
+	pp ip link set lo up
+	# srd0 first: its MTU is read before rxe0 exists (see rxe_blocks_srd).
+	pp rdma link add srd0 type srd netdev "$IF"
+	wait_until "srd0 ACTIVE" 20 port_active srd0
+	SRD_MTU=$(active_mtu srd0)
+	pp modprobe rdma_rxe
+	pp rdma link add rxe0 type rxe netdev "$IF"
+	for d in rxe0 srd0; do
+		wait_until "$d ACTIVE" 20 port_active "$d"
+		wait_until "$d's GID of $ip" 20 gid_index "$d" "$ip"
+	done
+	GIDX_RXE=$(gid_index rxe0 "$ip")
+	GIDX_SRD=$(gid_index srd0 "$ip")
+	echo "bench-guest: $role on $IF ($ip, MTU $MTU): rxe0 GID $GIDX_RXE, srd0 GID $GIDX_SRD"
+	pp rdma link show
+}
+
+run_server() {
+	setup "$IP_SERVER"
+	# The client builds the server's command lines.
+	echo "SGIDX_RXE=$GIDX_RXE SGIDX_SRD=$GIDX_SRD" >"$dir/server-gids"
+	pp exec python3 "$TOP/scripts/bench-serve.py" "$IP_SERVER" "$CTL_PORT" "$raw"
+}
+
+# ---- the client ------------------------------------------------------
+
+# ctl REQUEST...: one request to the server guest; the reply in REPLY.
+ctl() {
+	echo "  [${SECONDS}s] ctl> $*"
+	printf '%s\n' "$*" >&"$CTL"
+	IFS= read -r -t 600 REPLY <&"$CTL" || die "the control channel closed"
+	echo "  [${SECONDS}s] ctl< $REPLY"
+}
+
+ctl_connect() {
+	local deadline=$((SECONDS + 180))
+	# The server guest may still be booting.
+	until { exec {CTL}<>"/dev/tcp/$IP_SERVER/$CTL_PORT"; } 2>/dev/null; do
+		[ $SECONDS -lt $deadline ] || die "no control server at $IP_SERVER:$CTL_PORT"
+		sleep 1
+	done
+	echo "bench-guest: control channel to $IP_SERVER:$CTL_PORT up"
+	# The server wrote its GID indices before it started listening.
+	# shellcheck source=/dev/null
+	. "$dir/server-gids"
+}
+
+busy_ticks() {
+	local u n s q sq st
+	# cpu user nice system idle iowait irq softirq steal ...
+	read -r _ u n s _ _ q sq st _ </proc/stat
+	echo $((u + n + s + q + sq + st))
+}
+
+ms_to_s() {
+	printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+}
+
+# record FIELDS...: a line of index.tsv (its header is in write_header).
+record() {
+	local IFS=$'\t'
+	echo "$*" >>"$dir/index.tsv"
+}
+
+write_header() {
+	record id group transport tool mode size loss client_rc server_rc \
+		wall_s client_busy_ticks server_busy_ticks hz note
+}
+
+# A TCP/UDP port per measurement, so that no run waits on the last one's
+# TIME_WAIT.
+next_port=20000
+NPORT=
+new_port() {
+	NPORT=$next_port
+	next_port=$((next_port + 1))
+}
+
+# measure ID GROUP TRANSPORT TOOL MODE SIZE LOSS TIMEOUT PROTO PORT SERVER_CMD -- CLIENT_CMD...
+# Starts SERVER_CMD in the server guest, runs CLIENT_CMD here (TIMEOUT
+# seconds at most each), and records both statuses and the CPU used.
+measure() {
+	local id=$1 group=$2 transport=$3 tool=$4 mode=$5 size=$6 loss=$7
+	local tmo=$8 proto=$9 port=${10} scmd=${11} crc src=-1 sbusy=- b0 b1 t0 t1
+	shift 12
+	echo "=== [${SECONDS}s] $id: $transport $tool $mode size $size loss $loss%"
+	ctl start "$id" "$proto" "$port" "$tmo" "$scmd"
+	if [ "${REPLY%% *}" != ok ]; then
+		record "$id" "$group" "$transport" "$tool" "$mode" "$size" "$loss" \
+			- - - - - "$CLK" "server: ${REPLY#err }"
+		return 0
+	fi
+	echo "+ $*" | tee "$raw/$id.client.txt"
+	b0=$(busy_ticks)
+	t0=$(date +%s%N)
+	crc=0
+	timeout -k 5 "$tmo" "$@" >>"$raw/$id.client.txt" 2>&1 || crc=$?
+	t1=$(date +%s%N)
+	b1=$(busy_ticks)
+	tail -n 5 "$raw/$id.client.txt" | sed 's/^/  | /'
+	# A server whose client failed may wait for it forever, and
+	# sockperf's server never ends by itself.
+	ctl wait "$id" "$([ $crc -eq 0 ] && [ "$tool" != sockperf ] && echo 30 || echo 1)"
+	if [ "${REPLY%% *}" = "done" ]; then
+		read -r _ src sbusy <<<"$REPLY"
+	fi
+	record "$id" "$group" "$transport" "$tool" "$mode" "$size" "$loss" \
+		"$crc" "$src" "$(ms_to_s $(((t1 - t0) / 1000000)))" "$((b1 - b0))" "$sbusy" "$CLK" ""
+}
+
+# skip_row ID GROUP TRANSPORT TOOL MODE SIZE WHY: a row not measured.
+skip_row() {
+	echo "=== $1: skipped: $7"
+	record "$1" "$2" "$3" "$4" "$5" "$6" 0 - - - - - "$CLK" "skip: $7"
+}
+
+lat_iters() {
+	local size=$1
+	if [ "$QUICK" = 1 ]; then echo 50; return; fi
+	# rxe RC took 30 ms one way at 4 KiB in TCG: few round trips, so
+	# that each run stays within seconds (and p99.9 is near the maximum).
+	if [ "$size" -le 4096 ]; then echo 200
+	elif [ "$size" -le 65536 ]; then echo 50
+	else echo 20; fi
+}
+
+limit_rows() {
+	local len=$((MTU - 28))
+	[ $len -le 8000 ] || len=8000
+	new_port
+	measure udp_bw limit udp iperf3 bw "$len" 0 $((DUR + 60)) tcp $NPORT \
+		"iperf3 -s -1 -p $NPORT" -- \
+		iperf3 -c "$IP_SERVER" -p $NPORT -u -b 0 -l "$len" -t "$DUR"
+	new_port
+	measure udp_lat limit udp sockperf lat 64 0 $((DUR + 60)) udp $NPORT \
+		"sockperf server -i $IP_SERVER -p $NPORT" -- \
+		sockperf ping-pong -i "$IP_SERVER" -p $NPORT -t "$DUR" -m 64
+}
+
+# The perftest arguments ($a) and verbs_env's words split on purpose.
+# shellcheck disable=SC2086,SC2046
+# perftest_rows DEV CLIENT_GIDX SERVER_GIDX TRANSPORT CONN: ib_send_bw and
+# ib_send_lat at each size, the same arguments on both sides but the GID.
+perftest_rows() {
+	local dev=$1 cg=$2 sg=$3 transport=$4 conn=$5 s a
+	for s in $SIZES; do
+		if [ "$conn" = UD ] && [ "$s" -gt "$UD_MAX" ]; then
+			skip_row "$transport-bw-$s" peer "$transport" ib_send_bw bw "$s" \
+				"UD messages end at the MTU ($UD_MAX B)"
+			skip_row "$transport-lat-$s" peer "$transport" ib_send_lat lat "$s" \
+				"UD messages end at the MTU ($UD_MAX B)"
+			continue
+		fi
+		new_port
+		a="-d $dev -c $conn -F -p $NPORT -s $s -t $DEPTH -D $DUR"
+		measure "$transport-bw-$s" peer "$transport" ib_send_bw bw "$s" 0 \
+			$((DUR + 60)) tcp $NPORT "$(verbs_env "$dev") ib_send_bw $a -x $sg" -- \
+			$(verbs_env "$dev") ib_send_bw $a -x "$cg" "$IP_SERVER"
+		new_port
+		a="-d $dev -c $conn -F -p $NPORT -s $s -n $(lat_iters "$s")"
+		measure "$transport-lat-$s" peer "$transport" ib_send_lat lat "$s" 0 \
+			150 tcp $NPORT "$(verbs_env "$dev") ib_send_lat $a -x $sg" -- \
+			$(verbs_env "$dev") ib_send_lat $a -x "$cg" "$IP_SERVER"
+	done
+}
+
+srd_rows() {
+	local s
+	for s in $SIZES; do
+		srd_bw "srd-bw-$s" srd "$s" 0
+		new_port
+		measure "srd-lat-$s" srd srd srd_perf lat "$s" 0 150 tcp $NPORT \
+			"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
+			"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
+	done
+}
+
+# srd_bw ID GROUP SIZE LOSS: srd_perf streaming at perftest's depth.
+srd_bw() {
+	new_port
+	measure "$1" "$2" srd srd_perf bw "$3" "$4" $((DUR + 60)) tcp $NPORT \
+		"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
+		"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+}
+
+# both CMD: run the shell command CMD here and in the server guest at
+# once (tc and rdma take seconds each under TCG).
+both() {
+	local pid rc=0
+	echo "+ $1 (both guests)"
+	bash -c "$1" &
+	pid=$!
+	ctl run "$1"
+	wait $pid || rc=$?
+	if [ $rc -ne 0 ] || [ "$REPLY" != "done 0" ]; then
+		die "'$1' failed (here $rc, there '$REPLY')"
+	fi
+}
+
+# netem LOSS: random loss on both guests' egress (0: none).
+NETEM=0
+netem() {
+	[ "$1" = "$NETEM" ] && return 0
+	if [ "$1" = 0 ]; then
+		both "tc qdisc del dev $IF root"
+	else
+		both "tc qdisc replace dev $IF root netem loss $1%"
+	fi
+	NETEM=$1
+}
+
+# shellcheck disable=SC2086,SC2046,SC2153 # as perftest_rows; SGIDX_* from server-gids
+# rxe may stall or give up under loss: a shorter leash, and the outcome is
+# what the row reports.
+loss_rows_rxe() {
+	local l a
+	for l in $LOSSES; do
+		netem "$l"
+		new_port
+		a="-d rxe0 -c RC -F -p $NPORT -s $LOSS_SIZE -t $DEPTH -D $DUR"
+		measure "loss-rxe-rc-$l" loss rxe-rc ib_send_bw bw "$LOSS_SIZE" "$l" \
+			$((DUR + 40)) tcp $NPORT "$(verbs_env rxe0) ib_send_bw $a -x $SGIDX_RXE" -- \
+			$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
+	done
+	netem 0
+}
+
+loss_rows_srd() {
+	local l
+	for l in $LOSSES; do
+		netem "$l"
+		srd_bw "loss-srd-$l" loss "$LOSS_SIZE" "$l"
+	done
+	netem 0
+}
+
+# verbs_env DEV: how to run a verbs program on DEV.  rxe's need no libsrd,
+# and are kept from loading it: see rxe_blocks_srd.
+verbs_env() {
+	case "$1" in
+	rxe*) echo "env -u RDMAV_DRIVERS" ;;
+	*) echo "env" ;;
+	esac
+}
+
+# rxe_blocks_srd: whether verbs programs that load libsrd crash while an
+# rxe device exists (libsrd 0.1.0 has no match_table, and libibverbs
+# dereferences it for every device whose driver it knows, such as rxe).
+# Then rxe0 goes before the softsrd rows, and the table says so.
+rxe_blocks_srd() {
+	local rc=0
+	ibv_devices >/dev/null 2>&1 || rc=$?
+	[ $rc -ne 0 ] && echo "bench-guest: ibv_devices with libsrd and rxe0 exits $rc"
+	[ $rc -ne 0 ]
+}
+
+drop_rxe() {
+	both "rdma link del rxe0"
+	echo "rxe0 was removed before the softsrd rows: with it, verbs programs loading libsrd crashed" >"$dir/rxe_removed"
+}
+
+# shellcheck disable=SC2153 # SGIDX_* come from server-gids
+run_client() {
+	setup "$IP_CLIENT"
+	CLK=$(getconf CLK_TCK)
+	UD_MAX=$(active_mtu rxe0)
+	[ "$SRD_MTU" -ge "$UD_MAX" ] || UD_MAX=$SRD_MTU
+	echo "bench-guest: UD messages up to $UD_MAX B (rxe0 and srd0 active MTU)"
+	echo "$UD_MAX" >"$dir/ud_max"
+	ctl_connect
+	write_header
+	limit_rows
+	# rxe first, then softsrd: rxe0 may have to go before softsrd's rows.
+	perftest_rows rxe0 "$GIDX_RXE" "$SGIDX_RXE" rxe-rc RC
+	perftest_rows rxe0 "$GIDX_RXE" "$SGIDX_RXE" rxe-ud UD
+	loss_rows_rxe
+	if rxe_blocks_srd; then drop_rxe; fi
+	perftest_rows srd0 "$GIDX_SRD" "$SGIDX_SRD" srd-ud UD
+	srd_rows
+	loss_rows_srd
+	ctl quit
+	echo "bench-guest: all measurements done"
+}
+
+mkdir -p "$raw"
+case "$role" in
+server) run_server ;;
+client) run_client ;;
+*) die "unknown role $role" ;;
+esac

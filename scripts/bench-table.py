@@ -1,0 +1,438 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Turns a `make bench` run directory (scripts/bench.sh) into results.json,
+# a record per measurement with the figures parsed from its raw output, and
+# table.md, which it also prints.
+#
+#   bench-table.py [--check] DIR
+#
+# --check (bench.sh --quick): exit 1 when a row that should have a number
+# has none.  The figures themselves are never judged.
+#
+# Units: MB are 10^6 bytes (perftest's "MB/sec" are MiB/s and are
+# converted); latencies are one-way (half the round trip, as all three
+# tools report them), in microseconds.
+
+import json
+import os
+import re
+import sys
+
+MIB = 1048576 / 1e6
+
+
+def read_kv(path):
+    kv = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, sep, v = line.rstrip("\n").partition("=")
+                if sep:
+                    kv[k.strip()] = v.strip().strip('"')
+    except FileNotFoundError:
+        pass
+    return kv
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+# ---- parsers: raw output -> metrics ----------------------------------
+
+def parse_iperf3(client, server):
+    """UDP: the receiver's rate and loss (the client prints the server's
+    summary as its "receiver" line; else the server's own last line)."""
+    scale = {"": 1e-6, "K": 1e-3, "M": 1.0, "G": 1e3}
+    pat = re.compile(r"([\d.]+)\s+([KMG]?)bits/sec\s+[\d.]+\s+ms\s+(\d+)/(\d+)\s+\(([\d.e+-]+)%\)")
+    lines = [l for l in client.splitlines() if "receiver" in l]
+    if not lines:
+        lines = [l for l in server.splitlines() if pat.search(l)][-1:]
+    for l in lines:
+        m = pat.search(l)
+        if m:
+            mbit = float(m.group(1)) * scale[m.group(2)]
+            return {"Mbps": mbit, "MBps": mbit / 8, "lost_pct": float(m.group(5))}
+    return {}
+
+
+def parse_sockperf(client):
+    m = {}
+    a = re.search(r"avg-lat(?:ency)?\s*=\s*([\d.]+)", client)
+    if a:
+        m["avg_us"] = float(a.group(1))
+    for p, v in re.findall(r"percentile\s+([\d.]+)\s*=\s*([\d.]+)", client):
+        key = {"50.000": "p50_us", "99.000": "p99_us", "99.900": "p999_us"}.get(p)
+        if key:
+            m[key] = float(v)
+    return m
+
+
+def perftest_row(out):
+    """The header line and the figures line after it."""
+    lines = out.splitlines()
+    for i, l in enumerate(lines):
+        if l.strip().startswith("#bytes"):
+            for d in lines[i + 1:]:
+                f = d.split()
+                if f and all(num(x) is not None for x in f):
+                    return l, [float(x) for x in f]
+    return None, None
+
+
+def parse_ib_send_bw(client):
+    head, f = perftest_row(client)
+    if not f or len(f) < 4:
+        return {}
+    return {"MBps": f[3] * MIB, "msgs": f[1], "Mpps": f[4] if len(f) > 4 else None}
+
+
+def parse_ib_send_lat(client):
+    head, f = perftest_row(client)
+    if not f:
+        return {}
+    # bytes iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+    cols = ["bytes", "iters", "min_us", "max_us", "p50_us", "avg_us",
+            "stdev_us", "p99_us", "p999_us"]
+    if "t_typical" not in head or len(f) < 9:
+        return {}
+    return {k: v for k, v in zip(cols, f) if k not in ("bytes",)}
+
+
+def parse_srd_perf(client):
+    for l in client.splitlines():
+        if l.startswith("srd_perf:"):
+            kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
+            m = {}
+            for k in ("MBps", "kmsgps", "secs", "msgs", "iters", "avg_us", "min_us",
+                      "p50_us", "p99_us", "p999_us", "cpu_s_per_GB", "errors"):
+                if num(kv.get(k)) is not None:
+                    m[k] = float(kv[k])
+            # More digits than its MBps=, which has two decimals.
+            size = num(kv.get("size"))
+            if m.get("msgs") and m.get("secs") and size:
+                m["MBps"] = m["msgs"] * size / m["secs"] / 1e6
+            return m
+    return {}
+
+
+def parse(rec, raw):
+    client = read_text(os.path.join(raw, rec["id"] + ".client.txt"))
+    server = read_text(os.path.join(raw, rec["id"] + ".server.txt"))
+    tool = rec["tool"]
+    if tool == "iperf3":
+        return parse_iperf3(client, server)
+    if tool == "sockperf":
+        return parse_sockperf(client)
+    if tool == "ib_send_bw":
+        return parse_ib_send_bw(client)
+    if tool == "ib_send_lat":
+        return parse_ib_send_lat(client)
+    if tool == "srd_perf":
+        return parse_srd_perf(client)
+    return {}
+
+
+def primary(rec):
+    """The figure a row must have: bandwidth or median latency."""
+    m = rec["metrics"]
+    return m.get("MBps") if rec["mode"] == "bw" else m.get("p50_us")
+
+
+def status(rec):
+    if rec["note"].startswith("skip:"):
+        return "skip"
+    if rec["client_rc"] == "-":
+        return "failed"
+    if rec["client_rc"] != "0":
+        return "failed"
+    return "ok" if primary(rec) is not None else "no figure"
+
+
+def cpu_per_gb(rec, params):
+    """Guest CPU seconds (all CPUs, user+system+irq+softirq, from
+    /proc/stat over the whole command, setup included) per 10^9 payload
+    bytes, for the client and the server guest."""
+    m = rec["metrics"]
+    if rec["mode"] != "bw" or m.get("MBps") is None:
+        return
+    secs = m.get("secs") or num(params.get("DUR"))
+    gb = m["MBps"] * 1e6 * secs / 1e9
+    hz = num(rec["hz"]) or 100
+    for side in ("client", "server"):
+        t = num(rec[side + "_busy_ticks"])
+        if t is not None and gb > 0:
+            m[side + "_cpu_s_per_GB"] = t / hz / gb
+
+
+# ---- the table -------------------------------------------------------
+
+def fmt(v, digits=1):
+    """At least DIGITS decimals, and three significant digits below 1
+    (rxe moves 64 B messages at a few kB/s here)."""
+    if v is None:
+        return "—"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if 0 < abs(v) < 1:
+        return "%.3g" % v
+    return ("%%.%df" % digits) % v
+
+
+def size_name(s):
+    s = int(s)
+    if s >= 1048576 and s % 1048576 == 0:
+        return "%d MiB" % (s // 1048576)
+    if s >= 1024 and s % 1024 == 0:
+        return "%d KiB" % (s // 1024)
+    return "%d B" % s
+
+
+def why_not(rec):
+    st = rec["status"]
+    if st == "skip":
+        return "n/a"
+
+    if rec["client_rc"] == "-":
+        return "not run: " + rec["note"]
+    if rec["client_rc"] in ("124", "137"):
+        return "timed out"
+    if rec["client_rc"] != "0":
+        return "failed (exit %s)" % rec["client_rc"]
+    return "no figure in the output"
+
+
+def cell(rec, fn):
+    if rec is None:
+        return "not run"
+    if rec["status"] != "ok":
+        return why_not(rec)
+    return fn(rec["metrics"])
+
+
+def lat_cell(m):
+    return "%s / %s / %s" % (fmt(m.get("p50_us")), fmt(m.get("p99_us")), fmt(m.get("p999_us")))
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "—"
+    return "%.2f" % (a / b)
+
+
+def table(dirname, recs, params, machine):
+    by = {r["id"]: r for r in recs}
+    sizes = params.get("SIZES", "").split()
+    losses = params.get("LOSSES", "").split()
+    lsize = params.get("LOSS_SIZE", "65536")
+    dur = params.get("DUR")
+    # Quick mode does not measure 0 % loss again: the bandwidth rows of
+    # the same size are that measurement.
+    zero_from_bw = "0" not in losses and lsize in sizes
+    if zero_from_bw:
+        losses = ["0"] + losses
+        for t, bw in (("loss-srd-0", "srd-bw-"), ("loss-rxe-rc-0", "rxe-rc-bw-")):
+            if bw + lsize in by:
+                by[t] = by[bw + lsize]
+    depth = params.get("DEPTH")
+    out = []
+    w = out.append
+    w("# softsrd benchmark%s" % (" (quick mode)" if params.get("QUICK") == "1" else ""))
+    w("")
+    w("- Date: %s; kernel %s; commit %s" % (machine.get("date"), machine.get("kernel"),
+                                          machine.get("commit")))
+    w("- Machine: %s CPUs, %s; qemu %s (TCG), load average at start %s; other "
+      "guests may have shared the machine" % (machine.get("nproc"), machine.get("cpu"),
+                                             machine.get("qemu"), machine.get("load")))
+    w("- Path: two guests (2 vCPUs each) joined by one virtio-net link over qemu "
+      "socket networking, MTU %s; rxe0 and srd0 on the same NIC in both" % params.get("MTU"))
+    w("- Bandwidth runs %s s each at %s sends in flight (perftest -t, srd_perf -D); "
+      "MB = 10^6 bytes; latencies one-way (half the round trip) in µs" % (dur, depth))
+    if machine.get("duration_s"):
+        w("- The run took %s s, both guests' boot included" % machine["duration_s"])
+    w("- Regenerate: `make bench KVER=%s%s`; raw outputs: `%s`" % (
+        machine.get("kernel"), " BENCH_QUICK=1" if params.get("QUICK") == "1" else "",
+        os.path.relpath(dirname, os.path.dirname(os.path.dirname(os.path.dirname(dirname))))
+        if "/build/bench/" in dirname else dirname))
+    removed = read_text(os.path.join(dirname, "rxe_removed")).strip()
+    if removed:
+        w("- Note: " + removed + " (rxe rows ran first, with srd0 present)")
+    w("")
+
+    u, ul = by.get("udp_bw"), by.get("udp_lat")
+    w("## Limit: the link itself")
+    w("")
+    w("| Measure | Result |")
+    w("|---|---|")
+    w("| raw UDP throughput (iperf3 -u -b 0, %s B datagrams, received) | %s |" % (
+        u["size"] if u else "?",
+        cell(u, lambda m: "%s Mb/s = %s MB/s (%s %% lost)" % (
+            fmt(m.get("Mbps")), fmt(m.get("MBps")), fmt(m.get("lost_pct"))))))
+    w("| UDP latency (sockperf ping-pong, 64 B, one-way): avg / p50 / p99 / p99.9 µs | %s |" % cell(
+        ul, lambda m: "%s / %s" % (fmt(m.get("avg_us")), lat_cell(m))))
+    w("")
+
+    rows = [("rxe RC (perftest)", "rxe-rc"), ("rxe UD (perftest)", "rxe-ud"),
+            ("softsrd UD (perftest)", "srd-ud"), ("softsrd SRD (srd_perf)", "srd")]
+    w("## Bandwidth, MB/s")
+    w("")
+    w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
+    w("|---|" + "---|" * len(sizes))
+    for name, t in rows:
+        w("| %s | %s |" % (name, " | ".join(
+            cell(by.get("%s-bw-%s" % (t, s)), lambda m: fmt(m.get("MBps"))) for s in sizes)))
+    w("")
+    skipped = sorted({r["note"][len("skip: "):] for r in recs if r["status"] == "skip"})
+    if skipped:
+        w("n/a: " + "; ".join(skipped) + ".")
+        w("")
+    w("## Latency, µs one-way: p50 / p99 / p99.9")
+    w("")
+    iters = [by[i]["metrics"].get("iters") for i in by if "-lat-" in i]
+    w("Round trips per run: %s (perftest -n, srd_perf -n); with so few, p99.9 is "
+      "about the maximum." % ", ".join(sorted({"%d" % n for n in iters if n}, key=int)))
+    w("")
+    w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
+    w("|---|" + "---|" * len(sizes))
+    for name, t in rows:
+        w("| %s | %s |" % (name, " | ".join(
+            cell(by.get("%s-lat-%s" % (t, s)), lat_cell) for s in sizes)))
+    w("")
+
+    csize = "65536" if "65536" in sizes else sizes[-1] if sizes else lsize
+    w("## CPU cost at %s, guest CPU seconds per GB moved" % size_name(csize))
+    w("")
+    w("Whole-guest non-idle time from /proc/stat (user, system, irq and softirq "
+      "of both vCPUs, so rxe's and srd's kernel work counts) over the whole "
+      "command including its setup, per 10^9 payload bytes; the sender is the "
+      "client guest.  srd_perf's own figure is its process's user+system time.")
+    w("")
+    w("| Transport | client (sender) guest | server (receiver) guest | sender process |")
+    w("|---|---|---|---|")
+    for name, rid in (("softsrd SRD", "srd-bw-" + csize), ("rxe RC", "rxe-rc-bw-" + csize)):
+        r = by.get(rid)
+        w("| %s | %s | %s | %s |" % (
+            name, cell(r, lambda m: fmt(m.get("client_cpu_s_per_GB"), 2)),
+            cell(r, lambda m: fmt(m.get("server_cpu_s_per_GB"), 2)),
+            cell(r, lambda m: fmt(m.get("cpu_s_per_GB"), 2)) if rid.startswith("srd")
+            else "not reported by perftest"))
+    w("")
+
+    w("## Goodput under random loss, %s messages, MB/s" % size_name(lsize))
+    w("")
+    w("netem loss on both guests' egress (data and acknowledgements).")
+    if zero_from_bw:
+        w("The 0 % row is the bandwidth table's (quick mode measures it once).")
+    w("")
+    w("| Loss | softsrd SRD (srd_perf) | rxe RC (ib_send_bw) |")
+    w("|---|---|---|")
+    for l in losses:
+        w("| %s %% | %s | %s |" % (
+            l, cell(by.get("loss-srd-" + l), lambda m: fmt(m.get("MBps"))),
+            cell(by.get("loss-rxe-rc-" + l), lambda m: fmt(m.get("MBps")))))
+    w("")
+
+    def val(rid, key="MBps"):
+        r = by.get(rid)
+        return r["metrics"].get(key) if r and r["status"] == "ok" else None
+
+    w("## Ratios (this run)")
+    w("")
+    w("| Ratio | Value |")
+    w("|---|---|")
+    for s in ("65536", "1048576"):
+        if s in sizes:
+            w("| SRD bw / rxe RC bw at %s | %s |" % (
+                size_name(s), ratio(val("srd-bw-" + s), val("rxe-rc-bw-" + s))))
+    best = max([v for v in (val("srd-bw-" + s) for s in sizes) if v is not None], default=None)
+    w("| best SRD bw / raw UDP | %s |" % ratio(best, val("udp_bw")))
+    s0 = "64" if "64" in sizes else sizes[0] if sizes else None
+    if s0:
+        w("| SRD p50 / rxe RC p50 at %s | %s |" % (
+            size_name(s0), ratio(val("srd-lat-" + s0, "p50_us"), val("rxe-rc-lat-" + s0, "p50_us"))))
+    if "1" in losses and "0" in losses:
+        w("| SRD goodput at 1 %% loss / loss-free | %s |" % ratio(val("loss-srd-1"), val("loss-srd-0")))
+    w("")
+    w("## Not measured yet")
+    w("")
+    w("| Row | Result |")
+    w("|---|---|")
+    w("| multipath: 4 paths, one black-holed (SRD vs rxe RC) | not measured yet |")
+    w("| host-native engine (no VM) | not measured yet |")
+    w("")
+    bad = [r for r in recs if r["status"] not in ("ok", "skip")]
+    if bad:
+        w("## Rows without a figure")
+        w("")
+        for r in bad:
+            w("- `%s`: %s (raw/%s.client.txt)" % (r["id"], why_not(r), r["id"]))
+        w("")
+    return "\n".join(out)
+
+
+def expected_ids(params):
+    """The rows a run must report, and those allowed to fail (rxe RC
+    under loss may stall or abort: that is its result)."""
+    sizes = params.get("SIZES", "").split()
+    must = ["udp_bw", "udp_lat"]
+    for t in ("rxe-rc", "rxe-ud", "srd-ud", "srd"):
+        for s in sizes:
+            must += ["%s-bw-%s" % (t, s), "%s-lat-%s" % (t, s)]
+    may = []
+    for l in params.get("LOSSES", "").split():
+        must.append("loss-srd-" + l)
+        (must if l == "0" else may).append("loss-rxe-rc-" + l)
+    return must, may
+
+
+def main():
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    if len(args) != 1:
+        sys.exit("usage: bench-table.py [--check] DIR")
+    d = os.path.abspath(args[0])
+    params = read_kv(os.path.join(d, "params"))
+    machine = read_kv(os.path.join(d, "machine"))
+    recs = []
+    try:
+        with open(os.path.join(d, "index.tsv")) as f:
+            head = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                recs.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    except FileNotFoundError:
+        pass
+    for r in recs:
+        r["metrics"] = parse(r, os.path.join(d, "raw"))
+        cpu_per_gb(r, params)
+        r["status"] = status(r)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump({"machine": machine, "params": params, "records": recs}, f, indent=1)
+    t = table(d, recs, params, machine)
+    with open(os.path.join(d, "table.md"), "w") as f:
+        f.write(t + "\n")
+    print(t)
+    if check:
+        by = {r["id"]: r for r in recs}
+        must, _ = expected_ids(params)
+        missing = [i for i in must if i not in by or by[i]["status"] not in ("ok", "skip")]
+        if missing:
+            print("bench: FAIL: no figure for: " + ", ".join(missing))
+            sys.exit(1)
+        print("bench: every row has a figure (%d measurements)" % len(recs))
+
+
+if __name__ == "__main__":
+    main()

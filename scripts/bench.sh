@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# softsrd's benchmark: raw UDP, rxe and softsrd over one link between two
+# qemu guests, in one boot of the pair, and a markdown table of the results.
+#
+#   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
+#
+# Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
+# by a virtio-net link over qemu socket networking: A (10.77.0.1) serves,
+# B (10.77.0.2) drives, telling A over a TCP control channel on the same
+# link what to start (scripts/bench-guest.sh, scripts/bench-serve.py).
+# rxe works only in init_net on these kernels, and two addresses in one
+# guest would short-circuit through loopback: hence two guests.  Each guest
+# has rxe0 and srd0 on the one NIC, so every row crosses the same path.
+#
+# The raw output of every command, index.tsv (a line per measurement),
+# results.json (a record per measurement) and table.md stay in DIR
+# (default build/bench/DATE-KVER[-quick]/).  The figures come from a TCG
+# guest on a shared machine: compare rows of one run, not runs.
+#
+# --quick runs one size for a second each, and fails (exit 1) when a row
+# that should have a number has none: a smoke test for `make check`, so
+# that the harness cannot rot.  No mode judges the figures themselves.
+# iperf3 and sockperf come from scripts/install-deps.sh.
+#
+# --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
+# MTU is 4096 and 4 KiB UD messages fit).
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SRD_BUILD:-$TOP/build}
+kernel=6.1
+quick=0
+mtu=9000
+out=
+
+usage() {
+	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--quick) quick=1; shift ;;
+	--mtu) mtu=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "bench: unknown option $1" >&2; usage ;;
+	esac
+done
+
+pp() {
+	echo "+ $*"
+	"$@"
+}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# The same matching as vm-run.sh, for the directory name and the table.
+resolve_kernel() {
+	local k
+	if [ -d "/lib/modules/$1" ]; then echo "$1"; return; fi
+	# shellcheck disable=SC2012 # kernel versions have no odd characters
+	for k in $(ls /lib/modules | sort -V); do
+		case "$k" in "$1".*|"$1"-*|"$1"+*) echo "$k"; return ;; esac
+	done
+	die "no installed kernel matches '$1'"
+}
+
+# scripts/install-deps.sh installs them (make bench runs it first).
+need_tools() {
+	local -a missing=()
+	command -v iperf3 >/dev/null || missing+=(iperf3)
+	command -v sockperf >/dev/null || missing+=(sockperf)
+	command -v ib_send_bw >/dev/null || missing+=(perftest)
+	[ ${#missing[@]} -eq 0 ] ||
+		die "missing ${missing[*]}: run scripts/install-deps.sh"
+}
+
+# A free UDP port on the host for one end of the guests' link.
+free_port() {
+	local p
+	while :; do
+		p=$((30000 + RANDOM % 20000))
+		ss -Hlun "sport = :$p" | grep -q . || { echo $p; return; }
+	done
+}
+
+# The settings both guests read (scripts/bench-guest.sh).
+write_params() {
+	local sizes dur losses loss_size
+	if [ $quick -eq 1 ]; then
+		# The 0 % loss row is the bandwidth row of the same size.
+		sizes=4096 dur=1 losses=1 loss_size=4096
+	else
+		sizes="64 4096 65536 1048576" dur=3 losses="0 0.1 1 5" loss_size=65536
+	fi
+	cat >"$out/params" <<-EOF
+		QUICK=$quick
+		MTU=$mtu
+		SIZES="$sizes"
+		DUR=$dur
+		DEPTH=16
+		LOSSES="$losses"
+		LOSS_SIZE=$loss_size
+	EOF
+}
+
+# What the table says about the machine and the run.
+write_machine() {
+	{
+		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "kernel=$kver"
+		echo "nproc=$(nproc)"
+		echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+		echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "qemu=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')"
+		echo "commit=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "quick=$quick"
+		echo "mtu=$mtu"
+	} >"$out/machine"
+}
+
+kver=$(resolve_kernel "$kernel")
+need_tools
+# Never the module: it is built by `make` (the bench target depends on it).
+pp make -s -C "$TOP" NODEPS=1 provider selftests || die "building libsrd and srd_perf failed"
+[ -f "$BUILD/kernel/$kver/rdma_srd.ko" ] ||
+	die "$BUILD/kernel/$kver/rdma_srd.ko is missing: run 'make KVER=$kver' first"
+
+suffix=
+[ $quick -eq 0 ] || suffix=-quick
+[ -n "$out" ] || out=$BUILD/bench/$(date +%Y%m%d-%H%M%S)-$kver$suffix
+mkdir -p "$out/raw"
+out=$(cd "$out" && pwd)
+rm -f "$out/index.tsv" "$out/server-gids"
+write_params
+write_machine
+echo "bench: results in $out"
+
+# The guests' link: a UDP port on the host for each end.
+timeout_s=$([ $quick -eq 1 ] && echo 420 || echo 2400)
+pa=$(free_port)
+pb=$(free_port)
+[ "$pa" != "$pb" ] || pb=$((pa + 1))
+start=$(date +%s)
+vm=("$TOP/scripts/vm-run.sh" --kernel "$kver" --timeout "$timeout_s" --share "$out")
+echo "+ ${vm[*]} --nic udp:$pa:$pb ... -- bench-guest.sh server &"
+"${vm[@]}" --nic "udp:$pa:$pb" --mac 52:54:00:77:00:01 -- \
+	"$TOP/scripts/bench-guest.sh" server "$out" >"$out/guest-a.log" 2>&1 &
+apid=$!
+crc=0
+echo "+ ${vm[*]} --nic udp:$pb:$pa ... -- bench-guest.sh client"
+"${vm[@]}" --nic "udp:$pb:$pa" --mac 52:54:00:77:00:02 -- \
+	"$TOP/scripts/bench-guest.sh" client "$out" 2>&1 | tee "$out/guest-b.log" || crc=$?
+# The server guest ends when the client says quit or goes away.
+arc=0
+wait $apid || arc=$?
+echo "duration_s=$(($(date +%s) - start))" >>"$out/machine"
+echo "bench: guests done in $(($(date +%s) - start))s (client exit $crc, server exit $arc)"
+[ $arc -eq 0 ] || { echo "--- server guest log:"; tail -40 "$out/guest-a.log"; }
+
+trc=0
+check=()
+[ $quick -eq 0 ] || check=(--check)
+python3 "$TOP/scripts/bench-table.py" "${check[@]}" "$out" || trc=$?
+echo "bench: raw outputs and results in $out"
+[ $crc -eq 0 ] && [ $arc -eq 0 ] && [ $trc -eq 0 ]
