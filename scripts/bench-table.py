@@ -257,7 +257,7 @@ def table(dirname, recs, params, machine):
       "guests may have shared the machine" % (machine.get("nproc"), machine.get("cpu"),
                                              machine.get("qemu"), machine.get("load")))
     w("- Path: two guests (2 vCPUs each) joined by one virtio-net link over qemu "
-      "socket networking, MTU %s; rxe0 and srd0 on the same NIC in both" % params.get("MTU"))
+      "UDP socket networking, MTU %s; rxe0 and srd0 on the same NIC in both" % params.get("MTU"))
     w("- Bandwidth runs %s s each at %s sends in flight (perftest -t, srd_perf -D); "
       "MB = 10^6 bytes; latencies one-way (half the round trip) in µs" % (dur, depth))
     if machine.get("duration_s"):

@@ -7,7 +7,7 @@
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
-# by a virtio-net link over qemu socket networking: A (10.77.0.1) serves,
+# by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
 # B (10.77.0.2) drives, telling A over a TCP control channel on the same
 # link what to start (scripts/bench-guest.sh, scripts/bench-serve.py).
 # rxe works only in init_net on these kernels, and two addresses in one
