@@ -47,6 +47,14 @@ static bool usable(struct srd_path *p, uint64_t now_us, bool *probe)
 	       (p->state == SRD_PATH_PROBING && !p->probe_in_flight);
 }
 
+/*
+ * A path skipped as slow gets no new RTT samples, so one bad sample would
+ * keep it out for good and spraying would shrink to a few paths.  After
+ * this many skipped turns it carries a packet anyway and is measured
+ * again.
+ */
+#define SRD_SLOW_SKIPS_MAX	16
+
 static bool slow(const struct srd_peer *peer, const struct srd_path *p)
 {
 	uint32_t pct = peer->eng->cfg.path_slow_pct;
@@ -75,11 +83,14 @@ uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 				continue;
 			if (!usable(&peer->paths[idx], now_us, &probe))
 				continue;
-			if (pass == 0 && (probe ? !may_probe :
-					  slow(peer, &peer->paths[idx])))
+			if (pass == 0 && probe && !may_probe)
+				continue;
+			if (pass == 0 && !probe && slow(peer, &peer->paths[idx]) &&
+			    peer->paths[idx].slow_skips++ < SRD_SLOW_SKIPS_MAX)
 				continue;
 			if (pass == 1 && probe)
 				continue;
+			peer->paths[idx].slow_skips = 0;
 			peer->path_rr = idx + 1;
 			*is_probe = probe;
 			return idx;

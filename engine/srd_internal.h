@@ -172,6 +172,7 @@ struct srd_path {
 	enum srd_path_state state;
 	uint32_t srtt_us, rttvar_us;
 	uint32_t losses_in_row;
+	uint32_t slow_skips;	/* turns skipped as slow since last used */
 	uint32_t avoid_exp;	/* avoidances without a recovery */
 	uint64_t avoid_until_us;
 	bool probe_in_flight;

@@ -554,6 +554,28 @@ static void test_cc_window(void)
 	      "steady gap after the burst");
 }
 
+/* A slow path is skipped, but not starved: it is measured again. */
+static void test_slow_path_not_starved(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_peer *p = pr->n[0]->peer;
+	uint32_t i, sel;
+	bool probe;
+	int uses[4] = { 0 };
+
+	p->rtt.srtt_us = 100;
+	p->paths[1].srtt_us = 10000;		/* one bad sample long ago */
+	for (i = 0; i < 300; i++) {
+		sel = srd_path_select(p, 1000, SRD_PATH_NONE, &probe);
+		uses[sel]++;
+	}
+	CHECK(uses[1] > 0 && uses[1] < uses[0] / 4,
+	      "the slow path carries a little: %d/%d/%d/%d", uses[0], uses[1],
+	      uses[2], uses[3]);
+	pair_free(pr);
+}
+
 static void test_path_avoid_and_probe_back(void)
 {
 	struct srd_config c = small_cfg();
@@ -982,6 +1004,7 @@ static const struct test tests[] = {
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
 	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
+	{ "slow_path_not_starved", test_slow_path_not_starved },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
