@@ -602,6 +602,15 @@ static void case_create(void)
 			  srd_qp_state(qp[2 + i]));
 		expect_rnr_retry(qp[2 + i], rnr[i], "as set");
 	}
+	if (qp[2]) {
+		/* rnr_retry is 3 bits: 8 is refused, and nothing changes. */
+		struct ibv_qp_attr bad = { .rnr_retry = 8 };
+
+		rc = ibv_modify_qp(qp[2], &bad, IBV_QP_RNR_RETRY);
+		must(rc == EINVAL, "modify_qp(IBV_QP_RNR_RETRY 8): expected EINVAL, saw %s",
+		     err_str(rc));
+		expect_rnr_retry(qp[2], 0, "unchanged after rnr_retry 8 was refused");
+	}
 out:
 	destroy_qps(qp, 5);
 	expect_eq("hw_counters/qps after destroying them", qps0, srd_counter(A.name, "qps"));
