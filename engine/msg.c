@@ -17,6 +17,13 @@
  *
  * Within one attempt the first packet to arrive decides for all of them,
  * so a message is never half accepted and half refused.
+ *
+ * RDMA (docs/protocol.md, "RDMA read and write"): a WRITE is received as
+ * a send is, into what rx_begin returned after checking the rkey.  A
+ * READ request is accepted like a one-segment message and answered with
+ * a READ_RESP message queued on our sending side.  A READ_RESP claims no
+ * receive: its slot places the bytes into our own READ (by req_msg_id)
+ * through ops->read_data, and completing it completes that READ.
  */
 #include "srd_internal.h"
 
@@ -56,8 +63,10 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 	m->solicited = req->solicited;
 	m->rnr_retry = req->rnr_retry > SRD_RNR_RETRY_INFINITE ?
 		       SRD_RNR_RETRY_INFINITE : req->rnr_retry;
-	m->len = req->len;
-	m->nsegs = srd_msg_nsegs(req->len, peer->eng->cfg.seg_bytes);
+	m->kind = req->kind;
+	m->rdma = req->rdma;
+	m->len = req->kind == SRD_MSG_READ ? 0 : req->len;
+	m->nsegs = srd_msg_nsegs(m->len, peer->eng->cfg.seg_bytes);
 	m->state = SRD_TXM_QUEUED;
 	return m;
 }
@@ -90,7 +99,7 @@ void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
 void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 			 bool abort)
 {
-	if (s->state == SRD_RXS_ASSEMBLING && abort)
+	if (s->state == SRD_RXS_ASSEMBLING && abort && !s->is_resp)
 		peer->eng->ops->rx_abort(peer->eng->os, s->handle);
 	eng_free(peer, s->placed, s->placed_bytes);
 	srd_memset(s, 0, sizeof(*s));
@@ -121,9 +130,43 @@ static uint8_t verdict_to_nak(enum srd_rx_verdict v)
 		return SRD_NAK_BAD_QKEY;
 	case SRD_RX_BAD_LENGTH:
 		return SRD_NAK_BAD_LENGTH;
+	case SRD_RX_BAD_ACCESS:
+		return SRD_NAK_REMOTE_ACCESS;
 	default:
 		return SRD_NAK_REMOTE_ABORT;
 	}
+}
+
+static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
+{
+	switch (p->opcode) {
+	case SRD_WOP_WRITE:
+		return SRD_MSG_WRITE;
+	case SRD_WOP_READ_REQ:
+		return SRD_MSG_READ;
+	case SRD_WOP_READ_RESP:
+		return SRD_MSG_READ_RESP;
+	default:
+		return SRD_MSG_SEND;
+	}
+}
+
+/*
+ * A READ_RESP: is it the answer to a READ of ours?  The READ must be
+ * waiting for exactly this: its id, attempt, QPs and length.
+ */
+static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
+				      const struct srd_pkt *p)
+{
+	struct srd_tx_msg *m = srd_tx_read_find(peer, p->req_msg_id);
+
+	if (!m || m->resp_claimed || m->attempt != p->req_attempt ||
+	    m->rdma.length != p->msg_len || m->src_qpn != p->dst_qpn ||
+	    m->dst_qpn != p->src_qpn)
+		return SRD_RX_QP_ERROR;		/* NAK REMOTE_ABORT */
+	m->resp_claimed = true;
+	m->resp_deadline_us = srd_now(peer) + peer->eng->cfg.resp_timeout_us;
+	return SRD_RX_ACCEPT;
 }
 
 static enum srd_rx_data_verdict claim(struct srd_peer *peer,
@@ -137,7 +180,12 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 
 	s->msg_id = p->msg_id;
 	s->attempt = p->attempt;
-	if (p->msg_len > peer->eng->cfg.max_msg_bytes) {
+	s->is_resp = p->opcode == SRD_WOP_READ_RESP;
+	if (s->is_resp) {
+		v = claim_resp(peer, p);
+		s->req_msg_id = p->req_msg_id;
+	} else if (p->opcode == SRD_WOP_DATA &&
+		   p->msg_len > peer->eng->cfg.max_msg_bytes) {
 		v = SRD_RX_BAD_LENGTH;
 	} else {
 		info.src_qpn = p->src_qpn;
@@ -147,8 +195,28 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		info.has_imm = p->flags & SRD_WF_DATA_HAS_IMM;
 		info.solicited = p->flags & SRD_WF_DATA_SOLICITED;
 		info.msg_len = p->msg_len;
+		info.kind = pkt_kind(p);
+		info.rdma = p->rdma;
 		v = peer->eng->ops->rx_begin(peer->eng->os, peer->os, &info,
 					     &handle);
+		if (v == SRD_RX_BAD_ACCESS)
+			peer->ctr.rdma_access_naks++;
+	}
+	if (v == SRD_RX_ACCEPT && p->opcode == SRD_WOP_READ_REQ) {
+		/*
+		 * The request is delivered once its response is queued; if
+		 * it cannot be now, drop: the requester sends it again.
+		 */
+		if (!srd_tx_queue_resp(peer, p, handle)) {
+			peer->eng->ops->resp_done(peer->eng->os, handle,
+						  SRD_COMP_FLUSHED);
+			srd_memset(s, 0, sizeof(*s));
+			return SRD_RXD_DROP;
+		}
+		peer->ctr.rdma_reads_in++;
+		peer->ctr.msgs_delivered++;
+		s->state = SRD_RXS_COMPLETE;
+		return SRD_RXD_PLACED;
 	}
 	if (v == SRD_RX_ACCEPT) {
 		nsegs = srd_msg_nsegs(p->msg_len, p->seg_bytes);
@@ -156,7 +224,10 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		s->placed = eng_alloc(peer, s->placed_bytes);
 		if (!s->placed) {
 			/* The sender retransmits; maybe memory is back then. */
-			peer->eng->ops->rx_abort(peer->eng->os, handle);
+			if (s->is_resp)
+				srd_tx_read_find(peer, p->req_msg_id)->resp_claimed = false;
+			else
+				peer->eng->ops->rx_abort(peer->eng->os, handle);
 			srd_memset(s, 0, sizeof(*s));
 			return SRD_RXD_DROP;
 		}
@@ -175,25 +246,65 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 	return SRD_RXD_NAK;
 }
 
+/* Refuse the rest of a message for good: later packets get @reason. */
+static enum srd_rx_data_verdict reject(struct srd_peer *peer,
+				       struct srd_rx_slot *s, bool abort,
+				       uint8_t reason, uint8_t *out)
+{
+	uint32_t id = s->msg_id;
+	uint8_t att = s->attempt;
+
+	srd_rx_slot_release(peer, s, abort);
+	s->state = SRD_RXS_REJECTED;
+	s->nak_reason = reason;
+	s->msg_id = id;
+	s->attempt = att;
+	*out = reason;
+	return SRD_RXD_NAK;
+}
+
 static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      struct srd_rx_slot *s,
-				      const struct srd_pkt *p)
+				      const struct srd_pkt *p, uint8_t *reason)
 {
+	const struct srd_ops *ops = peer->eng->ops;
+	struct srd_tx_msg *m = NULL;
 	uint32_t seg;
 
-	if (p->msg_len != s->msg_len || p->seg_bytes != s->seg_bytes) {
+	if (p->msg_len != s->msg_len || p->seg_bytes != s->seg_bytes ||
+	    s->is_resp != (p->opcode == SRD_WOP_READ_RESP)) {
 		peer->ctr.rx_drop_bad_hdr++;
 		return SRD_RXD_DROP;
 	}
 	seg = p->offset / s->seg_bytes;
 	if (srd_bit_test(s->placed, seg))
 		return SRD_RXD_DUPLICATE;
-	if (p->payload_len)
-		peer->eng->ops->rx_data(peer->eng->os, s->handle, p->offset,
-					p->payload, p->payload_len);
+	if (s->is_resp) {
+		/* Our READ may have failed or been flushed meanwhile. */
+		m = srd_tx_read_find(peer, s->req_msg_id);
+		if (!m || !m->resp_claimed)
+			return reject(peer, s, false, SRD_NAK_REMOTE_ABORT,
+				      reason);
+		if (p->payload_len)
+			ops->read_data(peer->eng->os, m->cookie, p->offset,
+				       p->payload, p->payload_len);
+		m->resp_deadline_us = srd_now(peer) +
+				      peer->eng->cfg.resp_timeout_us;
+	} else if (p->payload_len &&
+		   ops->rx_data(peer->eng->os, s->handle, p->offset,
+				p->payload, p->payload_len)) {
+		/* An RDMA target deregistered mid-message. */
+		peer->ctr.rdma_access_naks++;
+		return reject(peer, s, true, SRD_NAK_REMOTE_ACCESS, reason);
+	}
 	srd_bit_set(s->placed, seg);
 	if (++s->segs_placed == s->nsegs) {
-		peer->eng->ops->rx_done(peer->eng->os, s->handle);
+		if (m)
+			srd_tx_complete(peer, m, SRD_COMP_OK);
+		else
+			ops->rx_done(peer->eng->os, s->handle);
+		if (p->opcode == SRD_WOP_WRITE)
+			peer->ctr.rdma_writes_in++;
 		peer->ctr.msgs_delivered++;
 		srd_rx_slot_release(peer, s, false);
 		s->state = SRD_RXS_COMPLETE;
@@ -229,7 +340,7 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	case SRD_RXS_ASSEMBLING:
 		if (p->attempt != s->attempt)
 			return SRD_RXD_DROP;
-		return place(peer, s, p);
+		return place(peer, s, p, reason);
 	case SRD_RXS_COMPLETE:
 		return SRD_RXD_DUPLICATE;
 	case SRD_RXS_RNR:
@@ -245,7 +356,7 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 		return SRD_RXD_NAK;
 	}
 	v = claim(peer, s, p, reason);
-	if (v != SRD_RXD_PLACED)
+	if (v != SRD_RXD_PLACED || s->state != SRD_RXS_ASSEMBLING)
 		return v;
-	return place(peer, s, p);
+	return place(peer, s, p, reason);
 }

@@ -50,6 +50,7 @@ void srd_config_default(struct srd_config *c)
 	c->rnr_backoff_min_us = 100;
 	c->rnr_backoff_max_us = 100000;
 	c->hello_interval_us = 1000;
+	c->resp_timeout_us = 5000000;
 }
 
 static bool pow2(uint32_t v)
@@ -89,14 +90,19 @@ int srd_config_validate(const struct srd_config *c)
 		return -13;
 	if (!c->pacing_burst_pkts || c->pacing_burst_pkts > c->cwnd_max_pkts)
 		return -14;
+	if (!c->resp_timeout_us)
+		return -15;
 	return 0;
 }
 
 size_t srd_peer_mem_bound_bytes(const struct srd_config *c)
 {
-	size_t seg_map = (srd_msg_nsegs(c->max_msg_bytes, c->seg_bytes) + 7) / 8;
-	size_t rx_map = (srd_msg_nsegs(c->max_msg_bytes, SRD_MIN_SEG_BYTES) + 7) / 8;
+	uint32_t max_msg = c->max_msg_bytes > SRD_MAX_RDMA_MSG_BYTES ?
+			   c->max_msg_bytes : SRD_MAX_RDMA_MSG_BYTES;
+	size_t seg_map = (srd_msg_nsegs(max_msg, c->seg_bytes) + 7) / 8;
+	size_t rx_map = (srd_msg_nsegs(max_msg, SRD_MIN_SEG_BYTES) + 7) / 8;
 
+	/* READs awaiting their response are bounded by what the OS posts. */
 	return sizeof(struct srd_peer) +
 	       c->tx_window_pkts * (sizeof(struct srd_tx_pkt) + sizeof(struct srd_retx)) +
 	       c->msg_window * (sizeof(struct srd_tx_msg *) + sizeof(struct srd_rx_slot)) +
@@ -117,6 +123,7 @@ const char *srd_comp_status_name(enum srd_comp_status st)
 		[SRD_COMP_UNRESP_REMOTE] = "UNRESP_REMOTE",
 		[SRD_COMP_PEER_RESTARTED] = "PEER_RESTARTED",
 		[SRD_COMP_FLUSHED] = "FLUSHED",
+		[SRD_COMP_REMOTE_ACCESS] = "REMOTE_ACCESS",
 	};
 
 	return (unsigned int)st < SRD_COMP_NR ? names[st] : "?";
@@ -295,18 +302,19 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 	peer->hello_tries = 0;
 }
 
-void srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		       const uint8_t *hdr, uint32_t hdr_len, void *cookie,
-		       uint32_t off, uint32_t len)
+int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
+		      const uint8_t *hdr, uint32_t hdr_len, void *cookie,
+		      enum srd_msg_kind kind, uint32_t off, uint32_t len)
 {
 	struct srd_tx_desc d = {
 		.path = path, .hdr = hdr, .hdr_len = hdr_len,
-		.msg_cookie = cookie, .payload_off = off, .payload_len = len,
+		.msg_cookie = cookie, .kind = kind, .payload_off = off,
+		.payload_len = len,
 	};
 
 	peer->ctr.tx_pkts++;
 	peer->ctr.tx_bytes += hdr_len + len;
-	peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
+	return peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
 }
 
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
@@ -321,7 +329,7 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 	hlen = srd_wire_put_hello(hdr, &p);
 	peer->ctr.hellos_sent++;
 	srd_peer_transmit(peer, peer->ack_rr++ % peer->eng->cfg.n_paths, hdr,
-			  hlen, NULL, 0, 0);
+			  hlen, NULL, SRD_MSG_SEND, 0, 0);
 }
 
 static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)

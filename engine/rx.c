@@ -52,11 +52,12 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 	}
 	hlen = srd_wire_put_ack(hdr, &p);
 	peer->ctr.acks_sent++;
-	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
+	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, SRD_MSG_SEND,
+			  0, 0);
 }
 
-static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,
-		     uint8_t reason)
+void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
+		     uint8_t attempt, uint8_t reason)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p;
@@ -65,15 +66,22 @@ static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,
 	srd_memset(&p, 0, sizeof(p));
 	p.src_epoch = peer->eng->epoch;
 	p.dst_epoch = peer->remote_epoch;
-	p.psn = d->psn;
-	p.msg_id = d->msg_id;
-	p.attempt = d->attempt;
+	p.psn = psn;
+	p.msg_id = msg_id;
+	p.attempt = attempt;
 	p.nak_reason = reason;
 	hlen = srd_wire_put_nak(hdr, &p);
 	peer->ctr.naks_sent++;
 	if (reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_sent++;
-	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
+	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, SRD_MSG_SEND,
+			  0, 0);
+}
+
+static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,
+		     uint8_t reason)
+{
+	srd_rx_send_nak(peer, d->psn, d->msg_id, d->attempt, reason);
 }
 
 void srd_rx_reset(struct srd_peer *peer)
@@ -181,7 +189,13 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 
 	switch (p.opcode) {
 	case SRD_WOP_DATA:
+	case SRD_WOP_WRITE:
+	case SRD_WOP_READ_RESP:
 		rx_on_data(peer, &p, now_us);
+		break;
+	case SRD_WOP_READ_REQ:
+		rx_on_data(peer, &p, now_us);
+		srd_tx_pump(peer, now_us);	/* the response, if queued */
 		break;
 	case SRD_WOP_ACK:
 		srd_tx_on_ack(peer, &p, now_us);

@@ -41,6 +41,9 @@ enum srd_engine_wire_op {
 	SRD_WOP_ACK = 17,
 	SRD_WOP_NAK = 18,
 	SRD_WOP_HELLO = 19,
+	SRD_WOP_WRITE = 20,		/* RDMA write: DATA + RDMA extension */
+	SRD_WOP_READ_REQ = 21,		/* RDMA read request: the same, no payload */
+	SRD_WOP_READ_RESP = 22,		/* RDMA read response: DATA + request id */
 };
 
 enum srd_engine_wire_flags {
@@ -55,7 +58,9 @@ enum srd_engine_wire_flags {
 #define SRD_HDR_ACK_BYTES		40
 #define SRD_HDR_NAK_BYTES		24
 #define SRD_HDR_HELLO_BYTES		12
-#define SRD_HDR_MAX_BYTES		SRD_HDR_DATA_BYTES
+#define SRD_HDR_RDMA_BYTES		76
+#define SRD_HDR_RESP_BYTES		60
+#define SRD_HDR_MAX_BYTES		SRD_HDR_RDMA_BYTES
 
 /* An ACK's selective-ack bitmap covers this many PSNs below ack_psn. */
 #define SRD_SACK_WINDOW_PKTS		128
@@ -68,6 +73,7 @@ enum srd_nak_reason {
 	SRD_NAK_BAD_LENGTH = 4,		/* receive buffers too small, or
 					 * msg_len above the receiver's max */
 	SRD_NAK_REMOTE_ABORT = 5,	/* the receiving QP failed mid-message */
+	SRD_NAK_REMOTE_ACCESS = 6,	/* RDMA: the rkey check failed */
 };
 
 /* --- limits ---------------------------------------------------------- */
@@ -78,6 +84,9 @@ enum srd_nak_reason {
 #define SRD_MIN_SEG_BYTES		64
 #define SRD_MAX_SEG_BYTES		65000
 #define SRD_MAX_MSG_BYTES		(64u << 20)
+/* One RDMA operation, and one of its messages (chunks) on the wire. */
+#define SRD_MAX_RDMA_BYTES		(1u << 30)
+#define SRD_MAX_RDMA_MSG_BYTES		(16u << 20)
 #define SRD_RNR_RETRY_INFINITE		7
 #define SRD_NO_DEADLINE			(~(uint64_t)0)
 
@@ -97,6 +106,7 @@ enum srd_comp_status {
 	SRD_COMP_UNRESP_REMOTE,		/* retry budget exhausted */
 	SRD_COMP_PEER_RESTARTED,	/* the remote's epoch changed */
 	SRD_COMP_FLUSHED,		/* the local peer or QP went away */
+	SRD_COMP_REMOTE_ACCESS,		/* NAK REMOTE_ACCESS (RDMA rkey check) */
 	SRD_COMP_NR
 };
 
@@ -108,6 +118,24 @@ enum srd_rx_verdict {
 	SRD_RX_BAD_QKEY,
 	SRD_RX_BAD_LENGTH,
 	SRD_RX_QP_ERROR,
+	SRD_RX_BAD_ACCESS,		/* RDMA: rkey, PD, access or range */
+};
+
+/* What a message is (docs/protocol.md, "RDMA read and write"). */
+enum srd_msg_kind {
+	SRD_MSG_SEND = 0,
+	SRD_MSG_WRITE,			/* RDMA write (with imm: has_imm) */
+	SRD_MSG_READ,			/* RDMA read request; done by its response */
+	SRD_MSG_READ_RESP,		/* the responder's answer to a READ */
+};
+
+/* The remote side of an RDMA message (WRITE and READ). */
+struct srd_rdma_info {
+	uint64_t remote_addr;		/* the operation's first byte */
+	uint32_t rkey;
+	uint32_t rdma_len;		/* the whole operation */
+	uint32_t rdma_offset;		/* this message's start in it */
+	uint32_t length;		/* this message's bytes */
 };
 
 /* --- configuration --------------------------------------------------- */
@@ -149,6 +177,7 @@ struct srd_config {
 	uint32_t rnr_backoff_min_us;
 	uint32_t rnr_backoff_max_us;
 	uint32_t hello_interval_us;	/* least gap between unsolicited HELLOs */
+	uint32_t resp_timeout_us;	/* RDMA read: no response progress -> fail */
 };
 
 void srd_config_default(struct srd_config *cfg);
@@ -182,6 +211,10 @@ struct srd_counters {
 	uint64_t rx_drop_stale_epoch;	/* for an older incarnation */
 	uint64_t rx_drop_out_of_window;	/* msg or PSN outside the windows */
 	uint64_t alloc_failures;
+	uint64_t rdma_writes_in;	/* RDMA write messages placed here */
+	uint64_t rdma_reads_in;		/* RDMA read requests answered here */
+	uint64_t rdma_access_naks;	/* RDMA messages refused REMOTE_ACCESS */
+	uint64_t resp_timeouts;		/* RDMA reads whose response stalled */
 };
 
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */
@@ -205,7 +238,8 @@ struct srd_tx_desc {
 	uint32_t path;			/* entropy value, 0..n_paths-1 */
 	const uint8_t *hdr;
 	uint32_t hdr_len;
-	void *msg_cookie;		/* the send's cookie, or NULL */
+	void *msg_cookie;		/* the message's cookie, or NULL */
+	enum srd_msg_kind kind;		/* of the message, with msg_cookie */
 	uint32_t payload_off;		/* within the message */
 	uint32_t payload_len;
 };
@@ -216,7 +250,13 @@ struct srd_rx_msg_info {
 	uint32_t imm_data;
 	bool has_imm, solicited;
 	uint32_t msg_len;
+	enum srd_msg_kind kind;		/* SEND, WRITE or READ (a request) */
+	struct srd_rdma_info rdma;	/* WRITE and READ */
 };
+
+/* transmit's return: the message's source is gone (an RDMA read's MR was
+ * deregistered mid-response): fail the message, do not retry. */
+#define SRD_TX_ABORT			1
 
 struct srd_ops {
 	uint64_t (*now_us)(void *os);
@@ -226,17 +266,33 @@ struct srd_ops {
 	void (*free)(void *os, void *ptr, size_t bytes);
 	/* The peer's next deadline changed; SRD_NO_DEADLINE cancels. */
 	void (*timer_set)(void *os, void *peer_os, uint64_t deadline_us);
-	/* 0, or negative: the packet was not sent (counted as lost). */
+	/*
+	 * 0, or negative: the packet was not sent (counted as lost), or
+	 * SRD_TX_ABORT (READ_RESP only).  For a READ_RESP the payload is
+	 * read from the rx_begin handle that became its msg_cookie.
+	 */
 	int (*transmit)(void *os, void *peer_os, const struct srd_tx_desc *d);
-	/* A new incoming message: claim a receive, or say why not. */
+	/*
+	 * A new incoming message: claim a receive (SEND, WRITE with imm),
+	 * check the rkey (WRITE, READ), or say why not.  For a READ the
+	 * handle becomes the cookie of the READ_RESP the engine sends back,
+	 * and is given back through resp_done().
+	 */
 	enum srd_rx_verdict (*rx_begin)(void *os, void *peer_os,
 					const struct srd_rx_msg_info *info,
 					void **handle);
-	void (*rx_data)(void *os, void *handle, uint32_t offset,
-			const uint8_t *data, uint32_t len);
+	/* 0, or negative: the target is gone (an MR deregistered mid-WRITE);
+	 * the message is then aborted and NAKed REMOTE_ACCESS. */
+	int (*rx_data)(void *os, void *handle, uint32_t offset,
+		       const uint8_t *data, uint32_t len);
 	void (*rx_done)(void *os, void *handle);	/* all bytes placed */
 	void (*rx_abort)(void *os, void *handle);	/* will never complete */
 	void (*send_done)(void *os, void *cookie, enum srd_comp_status st);
+	/* Requester: response bytes of the READ message @cookie. */
+	void (*read_data)(void *os, void *cookie, uint32_t offset,
+			  const uint8_t *data, uint32_t len);
+	/* Responder: the READ_RESP of rx_begin handle @handle is over. */
+	void (*resp_done)(void *os, void *handle, enum srd_comp_status st);
 };
 
 /* --- the API --------------------------------------------------------- */
@@ -249,13 +305,16 @@ struct srd_send_req {
 	uint32_t src_qpn, dst_qpn, qkey;
 	uint32_t imm_data;
 	bool has_imm, solicited;
-	uint32_t len;
+	uint32_t len;			/* SEND, WRITE: bytes; READ: 0 */
 	uint8_t rnr_retry;		/* 0..7, 7 = infinite */
+	enum srd_msg_kind kind;		/* SEND, WRITE or READ */
+	struct srd_rdma_info rdma;	/* WRITE (length = len) and READ */
 };
 
 enum srd_send_err {
 	SRD_SEND_OK = 0,
-	SRD_SEND_TOO_LONG = -1,		/* len > max_msg_bytes */
+	SRD_SEND_TOO_LONG = -1,		/* len > max_msg_bytes (RDMA:
+					 * SRD_MAX_RDMA_MSG_BYTES) */
 	SRD_SEND_BUSY = -2,		/* max_pending_msgs reached */
 	SRD_SEND_NOMEM = -3,
 	SRD_SEND_INVAL = -4,

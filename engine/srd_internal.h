@@ -72,6 +72,11 @@ struct srd_pkt {
 	uint8_t attempt, path;
 	const uint8_t *payload;
 	uint32_t payload_len;
+	/* WRITE, READ_REQ */
+	struct srd_rdma_info rdma;
+	/* READ_RESP */
+	uint32_t req_msg_id;
+	uint8_t req_attempt;
 	/* ACK */
 	uint32_t ack_psn, ack_delay_us;
 	uint8_t sack[SRD_SACK_WINDOW_PKTS / 8];
@@ -92,6 +97,9 @@ enum srd_parse_err {
 int srd_wire_parse(const uint8_t *buf, size_t len, struct srd_pkt *p);
 /* Each writes a header into buf (SRD_HDR_MAX_BYTES) and returns its length. */
 uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);
+/* DATA with the RDMA extension: opcode WRITE or READ_REQ. */
+uint32_t srd_wire_put_rdma(uint8_t *buf, const struct srd_pkt *p, uint8_t op);
+uint32_t srd_wire_put_resp(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_ack(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_nak(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_hello(uint8_t *buf, const struct srd_pkt *p);
@@ -198,11 +206,19 @@ enum srd_tx_msg_state {
 	SRD_TXM_QUEUED = 0,	/* posted, waiting for a message id */
 	SRD_TXM_ACTIVE,		/* has an id; segments being sent */
 	SRD_TXM_RNR_WAIT,	/* RNR NAKed; resend from scratch at rnr_until_us */
+	SRD_TXM_AWAIT_RESP,	/* READ: request ACKed, out of the window,
+				 * on peer->awaiting until its response */
 };
 
 struct srd_tx_msg {
-	struct srd_tx_msg *next;	/* pending queue */
+	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
 	void *cookie;
+	enum srd_msg_kind kind;
+	struct srd_rdma_info rdma;	/* WRITE, READ */
+	uint32_t req_msg_id;		/* READ_RESP: the READ it answers */
+	uint8_t req_attempt;
+	bool resp_claimed;		/* READ: a response is being placed */
+	uint64_t resp_deadline_us;	/* READ: fail if no progress by then */
 	uint32_t src_qpn, dst_qpn, qkey, imm_data;
 	bool has_imm, solicited;
 	uint8_t rnr_retry;
@@ -228,6 +244,9 @@ enum srd_rx_slot_state {
 
 struct srd_rx_slot {
 	enum srd_rx_slot_state state;
+	bool is_resp;			/* a READ_RESP: placed into our READ
+					 * req_msg_id, no OS handle */
+	uint32_t req_msg_id;
 	uint32_t msg_id;
 	uint8_t attempt, nak_reason;
 	uint32_t msg_len, seg_bytes, nsegs, segs_placed;
@@ -339,6 +358,7 @@ struct srd_peer {
 	uint32_t msg_rr;		/* round-robin cursor */
 	struct srd_tx_msg *pending_head, *pending_tail;
 	uint32_t pending_count;
+	struct srd_tx_msg *awaiting;	/* READs waiting for their response */
 
 	/* receiver */
 	struct srd_rcv_window rcv;
@@ -369,9 +389,9 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
 void srd_peer_update_deadline(struct srd_peer *peer);
-void srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		       const uint8_t *hdr, uint32_t hdr_len, void *cookie,
-		       uint32_t off, uint32_t len);
+int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
+		      const uint8_t *hdr, uint32_t hdr_len, void *cookie,
+		      enum srd_msg_kind kind, uint32_t off, uint32_t len);
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
@@ -386,9 +406,18 @@ void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		     enum srd_comp_status st);
 void srd_tx_reset_packets(struct srd_peer *peer);
 uint64_t srd_tx_deadline(const struct srd_peer *peer);
+/* RDMA read, requester: the READ message @id, in the window or awaiting. */
+struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id);
+/* RDMA read, responder: queue the response; false if it cannot be now. */
+bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
+		       void *handle);
+
 
 /* rx.c */
 void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);
+/* NAK message @msg_id, attempt @attempt (psn: the packet refused, or 0). */
+void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
+		     uint8_t attempt, uint8_t reason);
 void srd_rx_reset(struct srd_peer *peer);
 
 #endif /* SRD_INTERNAL_H */

@@ -17,6 +17,19 @@
  *   ACTIVE --RNR NAK, retries left--> RNR_WAIT --backoff over--> ACTIVE (attempt + 1)
  *   ACTIVE --RNR NAK, no retries left / error NAK / retry budget /
  *            peer restart / flush--> done, send_done(error)
+ *
+ * An RDMA READ is a one-segment request whose completion is its response
+ * (a message in the other direction, placed by msg.c):
+ *
+ *   ACTIVE --response placed--> done, send_done(OK)
+ *   ACTIVE --request ACKed--> AWAIT_RESP (out of the window, on
+ *            peer->awaiting) --response placed--> done
+ *   AWAIT_RESP --no response progress for resp_timeout_us--> UNRESP_REMOTE
+ *   AWAIT_RESP --NAK REMOTE_ACCESS / REMOTE_ABORT, failure, flush--> error
+ *
+ * Leaving the window at its ACK keeps a READ from holding a message id
+ * while the other side's response waits for one of its own: two peers
+ * reading from each other can never fill both windows with READs.
  */
 #include "srd_internal.h"
 
@@ -85,14 +98,79 @@ static void finish(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->ctr.msgs_sent++;
 	else
 		peer->ctr.msgs_failed++;
-	peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
+	if (m->kind == SRD_MSG_READ_RESP)
+		peer->eng->ops->resp_done(peer->eng->os, m->cookie, st);
+	else
+		peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
 	srd_tx_msg_free(peer, m);
 }
 
-/* m is ACTIVE or RNR_WAIT: take it out of the window and complete it. */
+struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id)
+{
+	struct srd_tx_msg *m = msg_by_id(peer, id);
+
+	if (m)
+		return m->kind == SRD_MSG_READ && m->state == SRD_TXM_ACTIVE ?
+		       m : NULL;
+	for (m = peer->awaiting; m; m = m->next)
+		if (m->msg_id == id)
+			return m;
+	return NULL;
+}
+
+static void unlink_awaiting(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	struct srd_tx_msg **pp;
+
+	for (pp = &peer->awaiting; *pp; pp = &(*pp)->next) {
+		if (*pp == m) {
+			*pp = m->next;
+			return;
+		}
+	}
+}
+
+/* A READ's request was ACKed: it leaves the window and waits. */
+static void await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
+		       uint64_t now_us)
+{
+	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
+	advance_msg_base(peer);
+	m->state = SRD_TXM_AWAIT_RESP;
+	if (!m->resp_claimed)
+		m->resp_deadline_us = now_us + peer->eng->cfg.resp_timeout_us;
+	m->next = peer->awaiting;
+	peer->awaiting = m;
+}
+
+/*
+ * The responder's READ_RESP for @m ended in failure @st on our side:
+ * tell the requester, whose READ would otherwise wait for its timeout.
+ */
+static void resp_failed(struct srd_peer *peer, struct srd_tx_msg *m,
+			enum srd_comp_status st)
+{
+	uint8_t reason;
+
+	if (st == SRD_COMP_REMOTE_ACCESS)
+		reason = SRD_NAK_REMOTE_ACCESS;
+	else if (st == SRD_COMP_FLUSHED)
+		reason = SRD_NAK_REMOTE_ABORT;
+	else
+		return;		/* the requester sent it, or is gone */
+	if (peer->state == SRD_PEER_ESTABLISHED)
+		srd_rx_send_nak(peer, 0, m->req_msg_id, m->req_attempt, reason);
+}
+
+/* m is ACTIVE, RNR_WAIT or AWAIT_RESP: take it out and complete it. */
 void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		     enum srd_comp_status st)
 {
+	if (m->state == SRD_TXM_AWAIT_RESP) {
+		unlink_awaiting(peer, m);
+		finish(peer, m, st);
+		return;
+	}
 	if (st != SRD_COMP_OK)
 		abandon_pkts(peer, m->msg_id);
 	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
@@ -108,8 +186,20 @@ static void fail_matching(struct srd_peer *peer, enum srd_comp_status st,
 
 	for (id = peer->msg_base; id != peer->msg_next; id++) {
 		m = msg_by_id(peer, id);
-		if (m && (!by_qpn || m->src_qpn == qpn))
+		if (m && (!by_qpn || m->src_qpn == qpn)) {
+			if (by_qpn && m->kind == SRD_MSG_READ_RESP)
+				resp_failed(peer, m, st);
 			srd_tx_complete(peer, m, st);
+		}
+	}
+	pp = &peer->awaiting;
+	while ((m = *pp)) {
+		if (by_qpn && m->src_qpn != qpn) {
+			pp = &m->next;
+			continue;
+		}
+		*pp = m->next;
+		finish(peer, m, st);
 	}
 	if (!include_pending)
 		return;
@@ -180,8 +270,20 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 
 	if (!req)
 		return SRD_SEND_INVAL;
-	if (req->len > cfg->max_msg_bytes)
-		return SRD_SEND_TOO_LONG;
+	if (req->kind == SRD_MSG_SEND) {
+		if (req->len > cfg->max_msg_bytes)
+			return SRD_SEND_TOO_LONG;
+	} else if (req->kind == SRD_MSG_WRITE || req->kind == SRD_MSG_READ) {
+		if (req->rdma.length > SRD_MAX_RDMA_MSG_BYTES)
+			return SRD_SEND_TOO_LONG;
+		if ((req->kind == SRD_MSG_WRITE && req->len != req->rdma.length) ||
+		    req->rdma.rdma_len > SRD_MAX_RDMA_BYTES ||
+		    req->rdma.rdma_offset > req->rdma.rdma_len ||
+		    req->rdma.length > req->rdma.rdma_len - req->rdma.rdma_offset)
+			return SRD_SEND_INVAL;
+	} else {
+		return SRD_SEND_INVAL;	/* responses are the engine's own */
+	}
 	if (peer->pending_count >= cfg->max_pending_msgs)
 		return SRD_SEND_BUSY;
 	m = srd_tx_msg_alloc(peer, req);
@@ -205,7 +307,59 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 	return SRD_SEND_OK;
 }
 
-static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
+/*
+ * The responder side of an RDMA read: the request @req was accepted and
+ * @handle (from rx_begin) says where the bytes come from.
+ */
+bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
+		       void *handle)
+{
+	struct srd_send_req r = {
+		.cookie = handle,
+		.src_qpn = req->dst_qpn,
+		.dst_qpn = req->src_qpn,
+		.len = req->rdma.length,
+		.kind = SRD_MSG_READ_RESP,
+	};
+	struct srd_tx_msg *m;
+
+	if (peer->pending_count >= peer->eng->cfg.max_pending_msgs)
+		return false;
+	m = srd_tx_msg_alloc(peer, &r);
+	if (!m)
+		return false;
+	m->req_msg_id = req->msg_id;
+	m->req_attempt = req->attempt;
+	if (peer->pending_tail)
+		peer->pending_tail->next = m;
+	else
+		peer->pending_head = m;
+	peer->pending_tail = m;
+	peer->pending_count++;
+	return true;
+}
+
+static uint32_t put_header(uint8_t *hdr, const struct srd_tx_msg *m,
+			   struct srd_pkt *p)
+{
+	switch (m->kind) {
+	case SRD_MSG_WRITE:
+		p->rdma = m->rdma;
+		return srd_wire_put_rdma(hdr, p, SRD_WOP_WRITE);
+	case SRD_MSG_READ:
+		p->rdma = m->rdma;
+		return srd_wire_put_rdma(hdr, p, SRD_WOP_READ_REQ);
+	case SRD_MSG_READ_RESP:
+		p->req_msg_id = m->req_msg_id;
+		p->req_attempt = m->req_attempt;
+		return srd_wire_put_resp(hdr, p);
+	default:
+		return srd_wire_put_data(hdr, p);
+	}
+}
+
+/* Returns false when the message was failed instead (its source is gone). */
+static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, bool retx, uint32_t last_path,
 		      bool retx_rto, uint64_t now_us)
 {
@@ -242,7 +396,7 @@ static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		  (m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
 		  (retx ? SRD_WF_DATA_RETRANSMIT : 0) |
 		  (probe || seg + 1 == m->nsegs ? SRD_WF_DATA_ACK_NOW : 0);
-	hlen = srd_wire_put_data(hdr, &p);
+	hlen = put_header(hdr, m, &p);
 
 	e = &peer->ring[p.psn & ring_mask(peer)];
 	e->sent_us = now_us;
@@ -263,7 +417,14 @@ static void send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->ctr.retransmits++;
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
-	srd_peer_transmit(peer, path, hdr, hlen, m->cookie, off, len);
+	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind, off,
+			      len) == SRD_TX_ABORT && m->kind == SRD_MSG_READ_RESP) {
+		/* The MR was deregistered: nothing more of it is sent. */
+		resp_failed(peer, m, SRD_COMP_REMOTE_ACCESS);
+		srd_tx_complete(peer, m, SRD_COMP_REMOTE_ACCESS);
+		return false;
+	}
+	return true;
 }
 
 static bool retx_pop(struct srd_peer *peer, struct srd_retx *out)
@@ -360,6 +521,7 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 			send_data(peer, m, m->next_seg++, false, SRD_PATH_NONE,
 				  false, now_us);
 		}
+		/* (send_data may have completed m: it is not used again) */
 	}
 }
 
@@ -443,7 +605,11 @@ static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
 	    srd_bit_test(m->acked, e->seg))
 		return;
 	srd_bit_set(m->acked, e->seg);
-	if (++m->segs_acked == m->nsegs)
+	if (++m->segs_acked < m->nsegs)
+		return;
+	if (m->kind == SRD_MSG_READ)
+		await_resp(peer, m, srd_now(peer));
+	else
 		srd_tx_complete(peer, m, SRD_COMP_OK);
 }
 
@@ -540,6 +706,8 @@ static enum srd_comp_status nak_status(uint8_t reason)
 		return SRD_COMP_BAD_QKEY;
 	case SRD_NAK_BAD_LENGTH:
 		return SRD_COMP_REMOTE_BAD_LENGTH;
+	case SRD_NAK_REMOTE_ACCESS:
+		return SRD_COMP_REMOTE_ACCESS;
 	default:
 		return SRD_COMP_REMOTE_ABORT;
 	}
@@ -557,13 +725,19 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 	if (p->nak_reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_received++;
 	m = msg_by_id(peer, p->msg_id);
+	if (!m)
+		m = srd_tx_read_find(peer, p->msg_id);	/* awaiting */
 	/*
 	 * A NAK answers one attempt; a later one ignores it.  So does a
-	 * message partly accepted, except for REMOTE_ABORT: the receiving
-	 * QP failed or went away after taking some segments.
+	 * message partly accepted, except for REMOTE_ABORT (the receiving
+	 * QP failed or went away after taking some segments) and
+	 * REMOTE_ACCESS (an RDMA target deregistered mid-operation).
 	 */
-	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != p->attempt ||
-	    (m->segs_acked && p->nak_reason != SRD_NAK_REMOTE_ABORT))
+	if (!m || (m->state != SRD_TXM_ACTIVE &&
+		   m->state != SRD_TXM_AWAIT_RESP) ||
+	    m->attempt != p->attempt ||
+	    (m->segs_acked && p->nak_reason != SRD_NAK_REMOTE_ABORT &&
+	     p->nak_reason != SRD_NAK_REMOTE_ACCESS))
 		return;
 	peer->rto_backoff = 0;	/* the peer is alive */
 	if (p->nak_reason != SRD_NAK_RNR) {
@@ -627,10 +801,27 @@ static uint64_t rto_deadline(const struct srd_peer *peer)
 					       peer->rto_backoff);
 }
 
+/* READs whose response made no progress in resp_timeout_us. */
+static void await_timeouts(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_msg *m, **pp = &peer->awaiting;
+
+	while ((m = *pp)) {
+		if (m->resp_deadline_us > now_us) {
+			pp = &m->next;
+			continue;
+		}
+		*pp = m->next;
+		peer->ctr.resp_timeouts++;
+		finish(peer, m, SRD_COMP_UNRESP_REMOTE);
+	}
+}
+
 void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 {
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return;
+	await_timeouts(peer, now_us);
 	if (rto_deadline(peer) <= now_us)
 		on_rto(peer, now_us);
 	if (peer->loss_deadline_us <= now_us)
@@ -648,6 +839,8 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer)
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return SRD_NO_DEADLINE;
+	for (m = peer->awaiting; m; m = m->next)
+		d = srd_min_u64(d, m->resp_deadline_us);
 	for (id = peer->msg_base; id != peer->msg_next; id++) {
 		m = peer->tx_slots[id & (w - 1)];
 		if (!m)

@@ -18,7 +18,7 @@ static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
 	return hdr_bytes;
 }
 
-uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
+static void put_data_fields(uint8_t *b, const struct srd_pkt *p)
 {
 	srd_put_be32(b + 12, p->psn);
 	srd_put_be32(b + 16, p->msg_id);
@@ -32,7 +32,34 @@ uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
 	srd_put_be16(b + 48, p->seg_bytes);
 	b[50] = p->attempt;
 	b[51] = p->path;
+}
+
+uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
+{
+	put_data_fields(b, p);
 	return put_common(b, p, SRD_WOP_DATA, SRD_HDR_DATA_BYTES);
+}
+
+uint32_t srd_wire_put_rdma(uint8_t *b, const struct srd_pkt *p, uint8_t op)
+{
+	put_data_fields(b, p);
+	srd_put_be32(b + 52, (uint32_t)(p->rdma.remote_addr >> 32));
+	srd_put_be32(b + 56, (uint32_t)p->rdma.remote_addr);
+	srd_put_be32(b + 60, p->rdma.rkey);
+	srd_put_be32(b + 64, p->rdma.rdma_len);
+	srd_put_be32(b + 68, p->rdma.rdma_offset);
+	srd_put_be32(b + 72, p->rdma.length);
+	return put_common(b, p, op, SRD_HDR_RDMA_BYTES);
+}
+
+uint32_t srd_wire_put_resp(uint8_t *b, const struct srd_pkt *p)
+{
+	put_data_fields(b, p);
+	srd_put_be32(b + 52, p->req_msg_id);
+	b[56] = p->req_attempt;
+	b[57] = 0;
+	srd_put_be16(b + 58, 0);
+	return put_common(b, p, SRD_WOP_READ_RESP, SRD_HDR_RESP_BYTES);
 }
 
 uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
@@ -57,6 +84,41 @@ uint32_t srd_wire_put_nak(uint8_t *b, const struct srd_pkt *p)
 uint32_t srd_wire_put_hello(uint8_t *b, const struct srd_pkt *p)
 {
 	return put_common(b, p, SRD_WOP_HELLO, SRD_HDR_HELLO_BYTES);
+}
+
+/* The RDMA extensions (docs/protocol.md, "RDMA read and write"). */
+static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
+{
+	struct srd_rdma_info *r = &p->rdma;
+
+	switch (p->opcode) {
+	case SRD_WOP_WRITE:
+	case SRD_WOP_READ_REQ:
+		r->remote_addr = (uint64_t)srd_get_be32(b + 52) << 32 |
+				 srd_get_be32(b + 56);
+		r->rkey = srd_get_be32(b + 60);
+		r->rdma_len = srd_get_be32(b + 64);
+		r->rdma_offset = srd_get_be32(b + 68);
+		r->length = srd_get_be32(b + 72);
+		if (r->rdma_len > SRD_MAX_RDMA_BYTES ||
+		    r->rdma_offset > r->rdma_len ||
+		    r->length > r->rdma_len - r->rdma_offset ||
+		    r->length > SRD_MAX_RDMA_MSG_BYTES)
+			return SRD_PARSE_FIELD;
+		if (p->opcode == SRD_WOP_WRITE ? r->length != p->msg_len :
+						 p->msg_len != 0)
+			return SRD_PARSE_FIELD;
+		break;
+	case SRD_WOP_READ_RESP:
+		p->req_msg_id = srd_get_be32(b + 52);
+		p->req_attempt = b[56];
+		if (p->msg_len > SRD_MAX_RDMA_MSG_BYTES)
+			return SRD_PARSE_FIELD;
+		break;
+	default:
+		break;
+	}
+	return SRD_PARSE_OK;
 }
 
 /*
@@ -89,6 +151,13 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	case SRD_WOP_HELLO:
 		min = SRD_HDR_HELLO_BYTES;
 		break;
+	case SRD_WOP_WRITE:
+	case SRD_WOP_READ_REQ:
+		min = SRD_HDR_RDMA_BYTES;
+		break;
+	case SRD_WOP_READ_RESP:
+		min = SRD_HDR_RESP_BYTES;
+		break;
 	default:
 		return SRD_PARSE_OPCODE;
 	}
@@ -104,6 +173,9 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 
 	switch (p->opcode) {
 	case SRD_WOP_DATA:
+	case SRD_WOP_WRITE:
+	case SRD_WOP_READ_REQ:
+	case SRD_WOP_READ_RESP:
 		p->psn = srd_get_be32(b + 12);
 		p->msg_id = srd_get_be32(b + 16);
 		p->msg_base = srd_get_be32(b + 20);
@@ -127,7 +199,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 				       p->msg_len - p->offset : p->seg_bytes) ||
 		    srd_seq_lt(p->msg_id, p->msg_base))
 			return SRD_PARSE_FIELD;
-		break;
+		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
 		p->ack_psn = srd_get_be32(b + 12);
 		p->ack_delay_us = srd_get_be32(b + 16);
@@ -142,7 +214,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->attempt = b[20];
 		p->nak_reason = b[21];
 		if (p->dst_epoch == 0 || p->nak_reason < SRD_NAK_RNR ||
-		    p->nak_reason > SRD_NAK_REMOTE_ABORT)
+		    p->nak_reason > SRD_NAK_REMOTE_ACCESS)
 			return SRD_PARSE_FIELD;
 		break;
 	default:

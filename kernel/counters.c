@@ -26,7 +26,10 @@ static const struct rdma_stat_desc srd_counter_descs[SRD_NUM_COUNTERS] = {
 	[SRD_CNT_WQE_ERRORS].name = "wqe_errors",
 	[SRD_CNT_SRD_RX_DROP_NO_PEER].name = "srd_rx_drop_no_peer",
 	[SRD_CNT_SRD_PEERS].name = "srd_peers",
-
+	[SRD_CNT_RDMA_RKEY_INVALID].name = "rdma_rkey_invalid",
+	[SRD_CNT_RDMA_RKEY_PD].name = "rdma_rkey_pd",
+	[SRD_CNT_RDMA_RKEY_ACCESS].name = "rdma_rkey_access",
+	[SRD_CNT_RDMA_RKEY_RANGE].name = "rdma_rkey_range",
 };
 
 /*
@@ -55,6 +58,8 @@ static const struct {
 	SRD_ECTR(msgs_sent), SRD_ECTR(msgs_failed), SRD_ECTR(msgs_delivered),
 	SRD_ECTR(rx_drop_bad_hdr), SRD_ECTR(rx_drop_stale_epoch),
 	SRD_ECTR(rx_drop_out_of_window), SRD_ECTR(alloc_failures),
+	SRD_ECTR(rdma_writes_in), SRD_ECTR(rdma_reads_in),
+	SRD_ECTR(rdma_access_naks), SRD_ECTR(resp_timeouts),
 };
 
 #define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + ARRAY_SIZE(srd_engine_ctrs))

@@ -153,6 +153,40 @@ struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey)
 	return mr;
 }
 
+/* Find an MR by rkey and take a reference.  Any context. */
+struct srd_mr *srd_mr_get_rkey(struct srd_dev *sdev, u32 rkey)
+{
+	struct srd_mr *mr;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->mrs_by_rkey, flags);
+	mr = xa_load(&sdev->mrs_by_rkey, rkey);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock_irqrestore(&sdev->mrs_by_rkey, flags);
+	return mr;
+}
+
+/*
+ * May a remote peer, through a QP in @pd, use [@iova, @iova + @len) of
+ * @mr with @access (IB_ACCESS_REMOTE_READ or _WRITE)?  Returns 0, or the
+ * counter that says why not (docs/protocol.md, "RDMA read and write").
+ */
+int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
+			u64 len, int access)
+{
+	u64 end;
+
+	if (mr->ibmr.pd != pd)
+		return SRD_CNT_RDMA_RKEY_PD;
+	if ((mr->access & access) != access)
+		return SRD_CNT_RDMA_RKEY_ACCESS;
+	if (check_add_overflow(iova, len, &end) || iova < mr->iova ||
+	    end > mr->iova + mr->length)
+		return SRD_CNT_RDMA_RKEY_RANGE;
+	return 0;
+}
+
 void srd_mr_put(struct srd_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))

@@ -156,12 +156,18 @@ static int srd_os_transmit(void *os, void *peer_os,
 	skb_reserve(skb, SRD_TX_HEADROOM);
 	skb_put_data(skb, d->hdr, d->hdr_len);
 	if (d->payload_len) {
-		err = srd_msg_gather(d->msg_cookie, d->payload_off,
-				     skb_put(skb, d->payload_len),
-				     d->payload_len);
+		if (d->kind == SRD_MSG_READ_RESP)
+			err = srd_msg_resp_gather(d->msg_cookie, d->payload_off,
+						  skb_put(skb, d->payload_len),
+						  d->payload_len);
+		else
+			err = srd_msg_gather(d->msg_cookie, d->payload_off,
+					     skb_put(skb, d->payload_len),
+					     d->payload_len);
 		if (err) {
 			kfree_skb(skb);
-			srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+			if (err != SRD_TX_ABORT)
+				srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 			return err;
 		}
 	}
@@ -184,10 +190,10 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 	return srd_msg_rx_begin(kp->tp->sdev, &kp->dgid, info, handle);
 }
 
-static void srd_os_rx_data(void *os, void *handle, u32 offset,
-			   const u8 *data, u32 len)
+static int srd_os_rx_data(void *os, void *handle, u32 offset,
+			  const u8 *data, u32 len)
 {
-	srd_msg_rx_data(handle, offset, data, len);
+	return srd_msg_rx_data(handle, offset, data, len);
 }
 
 static void srd_os_rx_done(void *os, void *handle)
@@ -205,6 +211,17 @@ static void srd_os_send_done(void *os, void *cookie, enum srd_comp_status st)
 	srd_msg_send_done(cookie, st);
 }
 
+static void srd_os_read_data(void *os, void *cookie, u32 offset,
+			     const u8 *data, u32 len)
+{
+	srd_msg_read_data(cookie, offset, data, len);
+}
+
+static void srd_os_resp_done(void *os, void *handle, enum srd_comp_status st)
+{
+	srd_msg_resp_done(handle, st);
+}
+
 static const struct srd_ops srd_kernel_ops = {
 	.now_us = srd_os_now_us,
 	.random_u32 = srd_os_random_u32,
@@ -217,6 +234,8 @@ static const struct srd_ops srd_kernel_ops = {
 	.rx_done = srd_os_rx_done,
 	.rx_abort = srd_os_rx_abort,
 	.send_done = srd_os_send_done,
+	.read_data = srd_os_read_data,
+	.resp_done = srd_os_resp_done,
 };
 
 /* --- peers ------------------------------------------------------------- */

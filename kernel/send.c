@@ -254,7 +254,7 @@ static void srd_sq_process(struct srd_qp *qp)
 			cqe = (struct srd_cqe){
 				.wr_id = wqe->wr_id,
 				.status = res.status,
-				.opcode = SRD_CQE_SEND,
+				.opcode = srd_wqe_cqe_opcode(wqe->opcode),
 				.vendor_err = res.vendor_err,
 				.byte_len = res.byte_len,
 				.qp_num = qp->ibqp.qp_num,

@@ -112,6 +112,11 @@ enum srd_counter {
 	SRD_CNT_WQE_ERRORS,
 	SRD_CNT_SRD_RX_DROP_NO_PEER,
 	SRD_CNT_SRD_PEERS,		/* peers created; kept until removal */
+	/* RDMA requests this device refused as their responder */
+	SRD_CNT_RDMA_RKEY_INVALID,	/* no live MR has the rkey */
+	SRD_CNT_RDMA_RKEY_PD,		/* the MR is not in the QP's PD */
+	SRD_CNT_RDMA_RKEY_ACCESS,	/* the MR lacks REMOTE_READ/WRITE */
+	SRD_CNT_RDMA_RKEY_RANGE,	/* outside the MR, or wrapping */
 	SRD_NUM_COUNTERS
 };
 
@@ -426,6 +431,9 @@ struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey);
 void srd_mr_put(struct srd_mr *mr);
+struct srd_mr *srd_mr_get_rkey(struct srd_dev *sdev, u32 rkey);
+int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
+			u64 len, int access);
 u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
 		 int access);
 void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len);
@@ -500,13 +508,20 @@ struct srd_send_result {
 
 int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		 struct srd_send_result *res);
-int srd_msg_gather(struct srd_send_msg *msg, u32 offset, u8 *dst, u32 len);
-void srd_msg_send_done(struct srd_send_msg *msg, enum srd_comp_status st);
+struct srd_chunk;
+int srd_msg_gather(struct srd_chunk *c, u32 offset, u8 *dst, u32 len);
+void srd_msg_send_done(struct srd_chunk *c, enum srd_comp_status st);
+void srd_msg_chunk_work(struct work_struct *work);
+u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
+int srd_msg_resp_gather(void *handle, u32 offset, u8 *dst, u32 len);
+void srd_msg_resp_done(void *handle, enum srd_comp_status st);
+void srd_msg_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
+		       u32 len);
 enum srd_rx_verdict srd_msg_rx_begin(struct srd_dev *sdev,
 				     const union ib_gid *remote,
 				     const struct srd_rx_msg_info *info,
 				     void **handle);
-void srd_msg_rx_data(void *handle, u32 offset, const u8 *data, u32 len);
+int srd_msg_rx_data(void *handle, u32 offset, const u8 *data, u32 len);
 void srd_msg_rx_done(void *handle);
 void srd_msg_rx_abort(void *handle);
 

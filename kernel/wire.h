@@ -47,6 +47,6 @@ struct srd_wire_hdr {
  */
 #define SRD_WIRE_COMMON_BYTES	4
 #define SRD_OP_SRD_FIRST	16
-#define SRD_OP_SRD_LAST		19
+#define SRD_OP_SRD_LAST		22
 
 #endif /* _SRD_WIRE_H */

@@ -72,9 +72,16 @@ static int f_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	(void)peer_os;
 	/* What we send must parse as what we meant. */
 	if (srd_wire_parse(d->hdr, d->hdr_len, &p) != SRD_PARSE_OK &&
-	    !(p.opcode == SRD_WOP_DATA && d->payload_len))
+	    !((p.opcode == SRD_WOP_DATA || p.opcode == SRD_WOP_WRITE ||
+	       p.opcode == SRD_WOP_READ_RESP) && d->payload_len))
 		abort();
 	return 0;
+}
+
+static void f_rx_end(void *os, void *handle)
+{
+	((struct fz *)os)->rx_open--;
+	free(handle);
 }
 
 static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
@@ -87,6 +94,8 @@ static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 	(void)peer_os;
 	if (!f->accept || info->dst_qpn == 0)
 		return info->dst_qpn & 1 ? SRD_RX_RNR : SRD_RX_BAD_QPN;
+	if (info->kind != SRD_MSG_SEND && (info->rdma.rkey & 3) == 1)
+		return SRD_RX_BAD_ACCESS;
 	h = malloc(sizeof(*h));
 	*h = info->msg_len;
 	f->rx_open++;
@@ -94,8 +103,8 @@ static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 	return SRD_RX_ACCEPT;
 }
 
-static void f_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
-		      uint32_t len)
+static int f_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
+		     uint32_t len)
 {
 	volatile uint8_t sink = 0;
 	uint32_t i;
@@ -106,13 +115,29 @@ static void f_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
 	for (i = 0; i < len; i++)
 		sink ^= d[i];	/* touch every byte: ASan checks the bounds */
 	(void)sink;
+	/* Now and then the target is gone (an MR deregistered). */
+	return len % 7 == 3 ? -1 : 0;
 }
 
-static void f_rx_end(void *os, void *handle)
+/* The fuzzer posts no READ: no response can be for us. */
+static void f_read_data(void *os, void *cookie, uint32_t off,
+			const uint8_t *d, uint32_t len)
 {
-	((struct fz *)os)->rx_open--;
-	free(handle);
+	(void)os;
+	(void)cookie;
+	(void)off;
+	(void)d;
+	(void)len;
+	abort();
 }
+
+static void f_resp_done(void *os, void *handle, enum srd_comp_status st)
+{
+	if (st >= SRD_COMP_NR)
+		abort();
+	f_rx_end(os, handle);
+}
+
 
 static void f_send_done(void *os, void *cookie, enum srd_comp_status st)
 {
@@ -127,7 +152,8 @@ static const struct srd_ops f_ops = {
 	.now_us = f_now, .random_u32 = f_rand, .alloc = f_alloc, .free = f_free,
 	.timer_set = f_timer, .transmit = f_tx, .rx_begin = f_rx_begin,
 	.rx_data = f_rx_data, .rx_done = f_rx_end, .rx_abort = f_rx_end,
-	.send_done = f_send_done,
+	.send_done = f_send_done, .read_data = f_read_data,
+	.resp_done = f_resp_done,
 };
 
 static uint32_t get32(const uint8_t *b, size_t n, size_t i)

@@ -378,6 +378,10 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 	struct sim_qp *qp;
 	struct msg_rec *m;
 
+	if (info->kind != SRD_MSG_SEND) {
+		fail(s, "an RDMA message, but the simulator posts none");
+		return SRD_RX_QP_ERROR;
+	}
 	if (info->dst_qpn < 1 || info->dst_qpn > (uint32_t)s->p->qps)
 		return SRD_RX_BAD_QPN;
 	if (info->qkey != 0x1000 + info->dst_qpn)
@@ -409,16 +413,17 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 	return SRD_RX_ACCEPT;
 }
 
-static void o_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
-		      uint32_t len)
+static int o_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
+		     uint32_t len)
 {
 	struct rx_handle *h = handle;
 
 	if ((uint64_t)off + len > h->len) {
 		fail(((struct sim_node *)os)->s, "rx_data outside msg %u", h->msg);
-		return;
+		return 0;
 	}
 	memcpy(h->buf + off, d, len);
+	return 0;
 }
 
 static void o_rx_done(void *os, void *handle)

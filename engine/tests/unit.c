@@ -59,6 +59,7 @@ struct pair {
 };
 
 struct rxbuf {
+	int tag;		/* 0: a receive (an rx_begin handle) */
 	uint8_t *data;
 	uint32_t len;
 	uint32_t imm;
@@ -78,6 +79,31 @@ struct node {
 	int sends_done[SRD_COMP_NR];
 	enum srd_comp_status last_status[64];
 	int ndone;
+	/* RDMA: one registered region, [MEM_VA, MEM_VA + MEM_LEN) */
+	uint8_t *mem;
+	uint32_t rkey;
+	bool no_remote_read, no_remote_write, mem_gone;
+	int live_handles;
+	int resps_done[SRD_COMP_NR];
+	int resp_pkts;		/* READ_RESP packets sent */
+	uint64_t last_done_us;	/* when send_done was last called */
+};
+
+#define MEM_VA		0x100000ull
+#define MEM_LEN		(256u << 10)
+
+/* An rx_begin handle for WRITE and READ, as the kernel's rdma target. */
+struct rhandle {
+	int tag;		/* 1 */
+	struct node *n;
+	uint64_t addr;		/* remote_addr + rdma_offset */
+	struct rxbuf *imm;	/* WRITE with imm: the receive it took */
+};
+
+/* A READ's destination, its cookie. */
+struct rdbuf {
+	uint8_t *buf;
+	uint32_t len;
 };
 
 static uint64_t h_now(void *os)
@@ -127,10 +153,13 @@ static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 {
 	struct node *n = os;
 	struct pair *pr = n->pr;
+	struct rhandle *rh = d->msg_cookie;
 	struct qpkt *q;
 	uint32_t i, imm = (uint32_t)(uintptr_t)d->msg_cookie;
 
 	(void)peer_os;
+	if (d->kind == SRD_MSG_READ_RESP && n->mem_gone)
+		return SRD_TX_ABORT;
 	if (pr->qlen == MAXQ)
 		return -1;
 	q = &pr->q[pr->qlen++];
@@ -139,9 +168,29 @@ static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	q->len = d->hdr_len + d->payload_len;
 	q->data = malloc(q->len + 1);
 	memcpy(q->data, d->hdr, d->hdr_len);
+	if (d->kind == SRD_MSG_READ_RESP) {
+		n->resp_pkts++;
+		memcpy(q->data + d->hdr_len,
+		       n->mem + (rh->addr - MEM_VA) + d->payload_off,
+		       d->payload_len);
+		return 0;
+	}
 	for (i = 0; i < d->payload_len; i++)
 		q->data[d->hdr_len + i] = pat(imm, d->payload_off + i);
 	return 0;
+}
+
+static bool rkey_ok(const struct node *n, const struct srd_rx_msg_info *info)
+{
+	const struct srd_rdma_info *r = &info->rdma;
+
+	if (r->rkey != n->rkey)
+		return false;
+	if (info->kind == SRD_MSG_WRITE ? n->no_remote_write : n->no_remote_read)
+		return false;
+	return r->remote_addr >= MEM_VA &&
+	       r->remote_addr + r->rdma_len >= r->remote_addr &&
+	       r->remote_addr + r->rdma_len <= MEM_VA + MEM_LEN;
 }
 
 static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
@@ -151,11 +200,34 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 	struct node *n = os;
 	struct rxbuf *b;
 
+	struct rhandle *rh;
+
 	(void)peer_os;
 	if (info->dst_qpn != n->qpn)
 		return SRD_RX_BAD_QPN;
 	if (info->qkey != n->qkey)
 		return SRD_RX_BAD_QKEY;
+	if (info->kind != SRD_MSG_SEND) {
+		if (info->rdma.rdma_len && !rkey_ok(n, info))
+			return SRD_RX_BAD_ACCESS;
+		rh = calloc(1, sizeof(*rh));
+		rh->tag = 1;
+		rh->n = n;
+		rh->addr = info->rdma.remote_addr + info->rdma.rdma_offset;
+		if (info->has_imm) {
+			if (n->recvs_posted == 0 || n->nrx == 64) {
+				free(rh);
+				return SRD_RX_RNR;
+			}
+			if (n->recvs_posted > 0)
+				n->recvs_posted--;
+			rh->imm = &n->rx[n->nrx++];
+			rh->imm->imm = info->imm_data;
+		}
+		n->live_handles++;
+		*handle = rh;
+		return SRD_RX_ACCEPT;
+	}
 	if (n->recvs_posted == 0 || n->nrx == 64)
 		return SRD_RX_RNR;
 	if (n->recvs_posted > 0)
@@ -168,25 +240,67 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 	return SRD_RX_ACCEPT;
 }
 
-static void h_rx_data(void *os, void *h, uint32_t off, const uint8_t *d,
-		      uint32_t len)
+static int h_rx_data(void *os, void *h, uint32_t off, const uint8_t *d,
+		     uint32_t len)
 {
 	struct rxbuf *b = h;
+	struct rhandle *rh = h;
 
 	(void)os;
+	if (b->tag == 1) {
+		if (rh->n->mem_gone)
+			return -1;
+		memcpy(rh->n->mem + (rh->addr - MEM_VA) + off, d, len);
+		return 0;
+	}
 	memcpy(b->data + off, d, len);
+	return 0;
+}
+
+static void rhandle_end(struct rhandle *rh, bool done)
+{
+	if (rh->imm && done)
+		rh->imm->done++;
+	else if (rh->imm)
+		rh->imm->aborted++;
+	rh->n->live_handles--;
+	free(rh);
 }
 
 static void h_rx_done(void *os, void *h)
 {
 	(void)os;
-	((struct rxbuf *)h)->done++;
+	if (((struct rxbuf *)h)->tag == 1)
+		rhandle_end(h, true);
+	else
+		((struct rxbuf *)h)->done++;
 }
 
 static void h_rx_abort(void *os, void *h)
 {
 	(void)os;
-	((struct rxbuf *)h)->aborted++;
+	if (((struct rxbuf *)h)->tag == 1)
+		rhandle_end(h, false);
+	else
+		((struct rxbuf *)h)->aborted++;
+}
+
+static void h_read_data(void *os, void *cookie, uint32_t off,
+			const uint8_t *d, uint32_t len)
+{
+	struct rdbuf *r = cookie;
+
+	(void)os;
+	if (off <= r->len && len <= r->len - off)
+		memcpy(r->buf + off, d, len);
+}
+
+static void h_resp_done(void *os, void *h, enum srd_comp_status st)
+{
+	struct node *n = os;
+
+	n->resps_done[st]++;
+	rhandle_end(h, false);
 }
 
 static void h_send_done(void *os, void *cookie, enum srd_comp_status st)
@@ -195,6 +309,7 @@ static void h_send_done(void *os, void *cookie, enum srd_comp_status st)
 
 	(void)cookie;
 	n->sends_done[st]++;
+	n->last_done_us = n->pr->now;
 	if (n->ndone < 64)
 		n->last_status[n->ndone] = st;
 	n->ndone++;
@@ -205,6 +320,7 @@ static const struct srd_ops h_ops = {
 	.free = h_free, .timer_set = h_timer, .transmit = h_tx,
 	.rx_begin = h_rx_begin, .rx_data = h_rx_data, .rx_done = h_rx_done,
 	.rx_abort = h_rx_abort, .send_done = h_send_done,
+	.read_data = h_read_data, .resp_done = h_resp_done,
 };
 
 static void node_start(struct pair *pr, int id, const struct srd_config *cfg)
@@ -243,6 +359,8 @@ static struct pair *pair_new(const struct srd_config *cfg)
 		pr->n[i]->recvs_posted = -1;
 		pr->n[i]->qpn = 100 + i;
 		pr->n[i]->qkey = 0x1234;
+		pr->n[i]->mem = calloc(1, MEM_LEN);
+		pr->n[i]->rkey = 0xabc0 + i;
 		node_start(pr, i, cfg);
 	}
 	return pr;
@@ -261,6 +379,8 @@ static void pair_free(struct pair *pr)
 	node_stop(pr, 1);
 	while (pr->qlen)
 		q_drop(pr, 0);
+	free(pr->n[0]->mem);
+	free(pr->n[1]->mem);
 	free(pr->n[0]);
 	free(pr->n[1]);
 	free(pr);
@@ -756,7 +876,9 @@ static bool data_budget(struct pair *pr, struct qpkt *q, void *arg)
 	int *left = arg;
 
 	(void)pr;
-	if (q->data[1] == SRD_WOP_DATA && q->to == 1 && *left > 0)
+	/* DATA, WRITE and READ_RESP: the packets that carry bytes */
+	if ((q->data[1] == SRD_WOP_DATA || q->data[1] == SRD_WOP_WRITE ||
+	     q->data[1] == SRD_WOP_READ_RESP) && *left > 0)
 		(*left)--;
 	return false;
 }
@@ -974,6 +1096,344 @@ static void test_no_leak_after_destroy(void)
 	pair_free(pr);
 }
 
+/* --- RDMA ------------------------------------------------------------ */
+
+/* Post one RDMA message from @from: a WRITE (cookie: the pattern seed)
+ * or a READ (cookie: an rdbuf). */
+static int rdma_one(struct pair *pr, int from, enum srd_msg_kind kind,
+		    uint64_t addr, uint32_t rkey, uint32_t rdma_len,
+		    uint32_t off, uint32_t len, void *cookie, bool imm)
+{
+	struct node *n = pr->n[from], *o = pr->n[!from];
+	struct srd_send_req r = {
+		.cookie = cookie, .src_qpn = n->qpn, .dst_qpn = o->qpn,
+		.qkey = o->qkey, .imm_data = 77, .has_imm = imm,
+		.len = kind == SRD_MSG_WRITE ? len : 0, .rnr_retry = 7,
+		.kind = kind,
+		.rdma = { .remote_addr = addr, .rkey = rkey, .rdma_len = rdma_len,
+			  .rdma_offset = off, .length = len },
+	};
+
+	return srd_send_msg(n->peer, &r);
+}
+
+static struct rdbuf *rdbuf_new(uint32_t len)
+{
+	struct rdbuf *r = calloc(1, sizeof(*r));
+
+	r->buf = malloc(len + 1);
+	memset(r->buf, 0xee, len + 1);
+	r->len = len;
+	return r;
+}
+
+static void rdbuf_free(struct rdbuf *r)
+{
+	free(r->buf);
+	free(r);
+}
+
+static bool all_byte(const uint8_t *p, uint32_t len, uint8_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+static void test_rdma_write_read(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(150000);
+	uint32_t i;
+	bool ok = true;
+
+	for (i = 0; i < MEM_LEN; i++)
+		b->mem[i] = (uint8_t)(i * 7 + 1);
+	/* A write at an odd place: exactly its bytes change. */
+	CHECK(rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA + 5000, b->rkey, 100000,
+		       0, 100000, (void *)3, false) == SRD_SEND_OK, "posted");
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1, "write OK, %d done", a->ndone);
+	for (i = 0; i < MEM_LEN; i++) {
+		uint8_t want = i >= 5000 && i < 105000 ? pat(3, i - 5000) :
+			       (uint8_t)(i * 7 + 1);
+
+		if (b->mem[i] != want)
+			ok = false;
+	}
+	CHECK(ok, "the written range holds the data, the rest is untouched");
+	CHECK(ectr(b->eng)->rdma_writes_in == 1, "rdma_writes_in");
+	/* A read of another range: the bytes come back, nothing else. */
+	CHECK(rdma_one(pr, 0, SRD_MSG_READ, MEM_VA + 1, b->rkey, 150000, 0,
+		       150000, rd, false) == SRD_SEND_OK, "posted");
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 2, "read OK, %d done", a->ndone);
+	CHECK(!memcmp(rd->buf, b->mem + 1, 150000) && rd->buf[150000] == 0xee,
+	      "the read brought the bytes");
+	CHECK(ectr(b->eng)->rdma_reads_in == 1 && b->resps_done[SRD_COMP_OK] == 1,
+	      "the responder answered once");
+	/* Write with imm: takes a receive, completes it with the imm. */
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, b->rkey, 3000, 0, 3000,
+		 (void *)5, true);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 3 && b->nrx == 1 &&
+	      b->rx[0].done == 1 && b->rx[0].imm == 77,
+	      "write with imm: %d done, nrx %d", a->ndone, b->nrx);
+	/* Two chunks of one operation, each checked against the whole. */
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA + 200000, b->rkey, 8000, 0, 4000,
+		 (void *)8, false);
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA + 200000, b->rkey, 8000, 4000,
+		 4000, (void *)9, false);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 5 && b->mem[200000] == pat(8, 0) &&
+	      b->mem[204000] == pat(9, 0) && b->mem[207999] == pat(9, 3999),
+	      "two chunks landed where they belong");
+	/* Zero length: no rkey check, nothing touched (IBA C9-88). */
+	rdma_one(pr, 0, SRD_MSG_WRITE, 1, 0xdead, 0, 0, 0, (void *)1, false);
+	rdma_one(pr, 0, SRD_MSG_READ, 1, 0xdead, 0, 0, 0, rd, false);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 7 &&
+	      ectr(b->eng)->rdma_access_naks == 0, "zero length: OK, unchecked");
+	CHECK(b->live_handles == 0, "no handle left: %d", b->live_handles);
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
+static void test_rdma_access_refused(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(4096);
+	uint8_t *snap = malloc(MEM_LEN);
+	static const struct {
+		const char *what;
+		enum srd_msg_kind kind;
+		uint64_t addr;
+		uint32_t len;
+		bool bad_rkey, no_read, no_write;
+	} cases[] = {
+		{ "write, wrong rkey", SRD_MSG_WRITE, MEM_VA, 4096, true },
+		{ "read, wrong rkey", SRD_MSG_READ, MEM_VA, 4096, true },
+		{ "write below the region", SRD_MSG_WRITE, MEM_VA - 1, 16 },
+		{ "read past its end", SRD_MSG_READ, MEM_VA + MEM_LEN - 10, 11 },
+		{ "write that wraps", SRD_MSG_WRITE, ~0ull - 5, 100 },
+		{ "write without REMOTE_WRITE", SRD_MSG_WRITE, MEM_VA, 64, false,
+		  false, true },
+		{ "read without REMOTE_READ", SRD_MSG_READ, MEM_VA, 64, false,
+		  true, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < MEM_LEN; i++)
+		b->mem[i] = (uint8_t)i;
+	memcpy(snap, b->mem, MEM_LEN);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int before = a->sends_done[SRD_COMP_REMOTE_ACCESS];
+		uint64_t naks = ectr(b->eng)->rdma_access_naks;
+		int resp = b->resp_pkts;
+
+		b->no_remote_read = cases[i].no_read;
+		b->no_remote_write = cases[i].no_write;
+		memset(rd->buf, 0xee, rd->len);
+		rdma_one(pr, 0, cases[i].kind, cases[i].addr,
+			 cases[i].bad_rkey ? b->rkey + 1 : b->rkey,
+			 cases[i].len, 0, cases[i].len,
+			 cases[i].kind == SRD_MSG_READ ? (void *)rd : (void *)4,
+			 false);
+		pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+		CHECK(a->sends_done[SRD_COMP_REMOTE_ACCESS] == before + 1,
+		      "%s: REMOTE_ACCESS", cases[i].what);
+		CHECK(ectr(b->eng)->rdma_access_naks == naks + 1,
+		      "%s: counted", cases[i].what);
+		CHECK(!memcmp(snap, b->mem, MEM_LEN) && b->resp_pkts == resp &&
+		      all_byte(rd->buf, rd->len, 0xee),
+		      "%s: nothing written or disclosed", cases[i].what);
+	}
+	/* The QP carries on: a good write succeeds (the positive control). */
+	b->no_remote_read = b->no_remote_write = false;
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, b->rkey, 64, 0, 64, (void *)2,
+		 false);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1 && b->mem[0] == pat(2, 0),
+	      "a good write after the refusals lands");
+	CHECK(b->live_handles == 0, "no handle left: %d", b->live_handles);
+	free(snap);
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
+static void test_rdma_target_gone_mid_operation(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(64 * 1024);
+	int left = 10;
+	uint32_t i, written = 0;
+
+	/* A 64-segment write; the MR goes after about 10 segments. */
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, b->rkey, 64 * 1024, 0, 64 * 1024,
+		 (void *)6, false);
+	while (left > 0 && pr->qlen)
+		pair_run(pr, pr->now + 10, false, data_budget, &left);
+	b->mem_gone = true;
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_REMOTE_ACCESS] == 1,
+	      "the write failed REMOTE_ACCESS: %d done, first %s", a->ndone,
+	      srd_comp_status_name(a->last_status[0]));
+	for (i = 0; i < 64 * 1024; i++)
+		written += b->mem[i] != 0;
+	CHECK(written > 0 && written <= 12 * 1024,
+	      "nothing written after the MR went: %u bytes", written);
+	CHECK(b->live_handles == 0, "the write's handle was released");
+	/* The same for a read: its response stops, the requester hears. */
+	b->mem_gone = false;
+	left = 10;
+	rdma_one(pr, 0, SRD_MSG_READ, MEM_VA, b->rkey, 64 * 1024, 0, 64 * 1024,
+		 rd, false);
+	while (left > 0 && pr->qlen)
+		pair_run(pr, pr->now + 10, false, data_budget, &left);
+	b->mem_gone = true;
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_REMOTE_ACCESS] == 2 &&
+	      b->resps_done[SRD_COMP_REMOTE_ACCESS] == 1,
+	      "the read failed REMOTE_ACCESS at both ends: %d done, last %s",
+	      a->ndone, srd_comp_status_name(a->last_status[a->ndone - 1]));
+	CHECK(ectr(a->eng)->resp_timeouts == 0, "not by a timeout");
+	CHECK(b->live_handles == 0, "the read's handle was released");
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
+static bool drop_resp(struct pair *pr, struct qpkt *q, void *arg)
+{
+	(void)pr;
+	(void)arg;
+	return q->data[1] == SRD_WOP_READ_RESP;
+}
+
+static void test_rdma_read_response_timeout(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0];
+	struct rdbuf *rd = rdbuf_new(8192);
+	uint64_t t0;
+
+	c.resp_timeout_us = 100000;
+	node_stop(pr, 0);
+	node_start(pr, 0, &c);
+	t0 = pr->now;
+	rdma_one(pr, 0, SRD_MSG_READ, MEM_VA, pr->n[1]->rkey, 8192, 0, 8192, rd,
+		 false);
+	pair_run(pr, t0 + 5000000, false, drop_resp, NULL);
+	CHECK(a->sends_done[SRD_COMP_UNRESP_REMOTE] == 1 &&
+	      ectr(a->eng)->resp_timeouts == 1,
+	      "the read failed UNRESP_REMOTE by its timeout: %d done", a->ndone);
+	CHECK(a->last_done_us - t0 >= 100000 && a->last_done_us - t0 < 200000,
+	      "after resp_timeout_us: %llu us",
+	      (unsigned long long)(a->last_done_us - t0));
+	CHECK(all_byte(rd->buf, rd->len, 0xee), "nothing placed");
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
+static void test_rdma_reads_both_ways(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct rdbuf *rd[2][300];
+	int i, k, bad = 0;
+
+	/* More READs each way than msg_window: they must not deadlock. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 300; i++)
+			pr->n[k]->mem[i * 800] = (uint8_t)(i + k);
+	for (i = 0; i < 300; i++) {
+		for (k = 0; k < 2; k++) {
+			rd[k][i] = rdbuf_new(800);
+			rdma_one(pr, k, SRD_MSG_READ, MEM_VA + i * 800,
+				 pr->n[!k]->rkey, 800, 0, 800, rd[k][i], false);
+		}
+	}
+	pair_run(pr, pr->now + 30000000, false, no_drop, NULL);
+	for (k = 0; k < 2; k++) {
+		CHECK(pr->n[k]->sends_done[SRD_COMP_OK] == 300,
+		      "side %d: %d of 300 reads OK (%d done)", k,
+		      pr->n[k]->sends_done[SRD_COMP_OK], pr->n[k]->ndone);
+		for (i = 0; i < 300; i++) {
+			bad += memcmp(rd[k][i]->buf, pr->n[!k]->mem + i * 800, 800) != 0;
+			rdbuf_free(rd[k][i]);
+		}
+	}
+	CHECK(!bad, "%d reads brought wrong bytes", bad);
+	pair_free(pr);
+}
+
+static bool drop_some(struct pair *pr, struct qpkt *q, void *arg)
+{
+	(void)q;
+	(void)arg;
+	pr->rnd = pr->rnd * 1103515245u + 12345u;
+	return (pr->rnd >> 16) % 100 < 10;
+}
+
+static void test_rdma_under_loss(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(100000);
+	uint32_t i;
+	bool ok = true;
+
+	for (i = 0; i < MEM_LEN; i++)
+		b->mem[i] = (uint8_t)(i * 3);
+	rdma_one(pr, 0, SRD_MSG_READ, MEM_VA + 100, b->rkey, 100000, 0, 100000,
+		 rd, false);
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA + 150000, b->rkey, 100000, 0,
+		 100000, (void *)11, true);
+	pair_run(pr, pr->now + 60000000, false, drop_some, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 2, "both OK under 10%% loss: %d done",
+	      a->ndone);
+	CHECK(!memcmp(rd->buf, b->mem + 100, 100000), "the read's bytes");
+	for (i = 0; i < 100000; i++)
+		ok &= b->mem[150000 + i] == pat(11, i);
+	CHECK(ok && b->nrx == 1 && b->rx[0].done == 1,
+	      "the write's bytes, and its receive once");
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
+static void test_rdma_requester_gone(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(64 * 1024);
+	int left = 10;
+
+	rdma_one(pr, 0, SRD_MSG_READ, MEM_VA, b->rkey, 64 * 1024, 0, 64 * 1024,
+		 rd, false);
+	while (left > 0 && pr->qlen)
+		pair_run(pr, pr->now + 10, false, data_budget, &left);
+	srd_peer_flush_qp(a->peer, a->qpn);
+	CHECK(a->sends_done[SRD_COMP_FLUSHED] == 1, "the read was flushed");
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(b->resps_done[SRD_COMP_REMOTE_ABORT] == 1 && b->live_handles == 0,
+	      "the response ended REMOTE_ABORT: ok %d abort %d",
+	      b->resps_done[SRD_COMP_OK], b->resps_done[SRD_COMP_REMOTE_ABORT]);
+	CHECK(ectr(b->eng)->peer_unreachable == 0, "no unreachable peer");
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
 static void test_config_validate(void)
 {
 	struct srd_config c;
@@ -1011,6 +1471,13 @@ static const struct test tests[] = {
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
 	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
 	{ "no_leak_after_destroy", test_no_leak_after_destroy },
+	{ "rdma_write_read", test_rdma_write_read },
+	{ "rdma_access_refused", test_rdma_access_refused },
+	{ "rdma_target_gone_mid_operation", test_rdma_target_gone_mid_operation },
+	{ "rdma_read_response_timeout", test_rdma_read_response_timeout },
+	{ "rdma_reads_both_ways_no_deadlock", test_rdma_reads_both_ways },
+	{ "rdma_under_loss", test_rdma_under_loss },
+	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "config_validate", test_config_validate },
 };
 

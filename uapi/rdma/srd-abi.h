@@ -33,9 +33,23 @@ enum srd_limits_profile {
 	SRD_LIMITS_EFA = 1,	/* reproduce EFA's limits */
 };
 
+/* srd_alloc_ucontext_resp.comp_mask */
+enum srd_alloc_ucontext_resp_mask {
+	/* device_caps and max_rdma_size are valid */
+	SRD_UCONTEXT_RESP_RDMA = 1 << 0,
+};
+
+/* srd_alloc_ucontext_resp.device_caps (the efadv bits, same meaning) */
+enum srd_device_caps {
+	SRD_DEVICE_CAP_RDMA_READ = 1 << 0,	/* RDMA read on SRD QPs */
+	SRD_DEVICE_CAP_RNR_RETRY = 1 << 1,	/* rnr_retry is honoured */
+	SRD_DEVICE_CAP_CQ_WITH_SGID = 1 << 2,	/* srddv_wc_read_sgid() */
+	SRD_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RDMA write (with imm) */
+};
+
 /* alloc_ucontext: kernel -> provider */
 struct srd_alloc_ucontext_resp {
-	__u32 comp_mask;	/* no bits defined yet */
+	__u32 comp_mask;	/* enum srd_alloc_ucontext_resp_mask */
 	__u32 abi_version;	/* SRD_UVERBS_ABI_VERSION of the kernel */
 	__u32 limits_profile;	/* enum srd_limits_profile */
 	__u32 max_send_sge;
@@ -43,6 +57,9 @@ struct srd_alloc_ucontext_resp {
 	__u32 max_rdma_sge;
 	__u32 max_inline_data;	/* bytes */
 	__u32 max_msg_sz;	/* bytes, SRD QPs */
+	/* with SRD_UCONTEXT_RESP_RDMA: */
+	__u32 device_caps;	/* enum srd_device_caps */
+	__u32 max_rdma_size;	/* bytes one RDMA read or write may move */
 };
 
 /* alloc_pd: kernel -> provider */
@@ -218,6 +235,11 @@ enum srd_vendor_err {
 	SRD_VERR_REMOTE_ABORT = 17,	/* the receiving QP failed or went */
 	SRD_VERR_UNRESP_REMOTE = 18,	/* no answer within the retry budget */
 	SRD_VERR_PEER_RESTARTED = 19,	/* the remote device was re-created */
+	/*
+	 * RDMA: the responder refused the rkey: unknown or deregistered,
+	 * another PD, the access missing, or the range outside the MR.
+	 */
+	SRD_VERR_REMOTE_ACCESS = 20,
 };
 
 /* A CQ slot: 64 bytes. */
