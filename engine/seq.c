@@ -10,17 +10,31 @@
 
 #define WBITS	SRD_SACK_WINDOW_PKTS
 
-/* Shift the bitmap up by n PSNs: bit i moves to bit i + n. */
+/*
+ * Shift the bitmap up by n PSNs (0 < n <= WBITS): bit i moves to bit
+ * i + n.  The map is a 128-bit little-endian number (bit i in byte i / 8),
+ * shifted left as two 64-bit halves: this runs for every in-order packet.
+ */
 static void shift_up(uint8_t *map, uint32_t n)
 {
-	uint8_t out[WBITS / 8];
+	uint64_t lo = 0, hi = 0;
 	uint32_t i;
 
-	srd_memset(out, 0, sizeof(out));
-	for (i = 0; i + n < WBITS; i++)
-		if (srd_bit_test(map, i))
-			srd_bit_set(out, i + n);
-	srd_memcpy(map, out, sizeof(out));
+	for (i = 0; i < 8; i++) {
+		lo |= (uint64_t)map[i] << (8 * i);
+		hi |= (uint64_t)map[8 + i] << (8 * i);
+	}
+	if (n >= 64) {
+		hi = n < 128 ? lo << (n - 64) : 0;
+		lo = 0;
+	} else {
+		hi = (hi << n) | (lo >> (64 - n));
+		lo <<= n;
+	}
+	for (i = 0; i < 8; i++) {
+		map[i] = (uint8_t)(lo >> (8 * i));
+		map[8 + i] = (uint8_t)(hi >> (8 * i));
+	}
 }
 
 enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)

@@ -359,6 +359,7 @@ struct srd_peer {
 	struct srd_tx_msg *pending_head, *pending_tail;
 	uint32_t pending_count;
 	struct srd_tx_msg *awaiting;	/* READs waiting for their response */
+	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
 
 	/* receiver */
 	struct srd_rcv_window rcv;

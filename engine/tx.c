@@ -171,6 +171,8 @@ void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		finish(peer, m, st);
 		return;
 	}
+	if (m->state == SRD_TXM_RNR_WAIT)
+		peer->rnr_waiting--;
 	if (st != SRD_COMP_OK)
 		abandon_pkts(peer, m->msg_id);
 	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
@@ -469,10 +471,15 @@ static void wake_rnr(struct srd_peer *peer, uint64_t now_us)
 	struct srd_tx_msg *m;
 	uint32_t id;
 
+	if (!peer->rnr_waiting)
+		return;		/* the pump's common case: skip the scan */
 	for (id = peer->msg_base; id != peer->msg_next; id++) {
 		m = msg_by_id(peer, id);
-		if (m && m->state == SRD_TXM_RNR_WAIT && now_us >= m->rnr_until_us)
+		if (m && m->state == SRD_TXM_RNR_WAIT &&
+		    now_us >= m->rnr_until_us) {
 			m->state = SRD_TXM_ACTIVE;
+			peer->rnr_waiting--;
+		}
 	}
 }
 
@@ -648,7 +655,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
-	uint32_t mask = ring_mask(peer), newly = 0, sample = 0, i, psn;
+	uint32_t mask = ring_mask(peer), newly = 0, sample = 0, i, psn, lim;
 	struct srd_tx_pkt *e;
 
 	peer->ctr.acks_received++;
@@ -673,7 +680,12 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		sample = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
 		srd_rtt_sample(&peer->rtt, cfg, sample, now_us);
 	}
-	for (i = 0; i <= SRD_SACK_WINDOW_PKTS; i++) {
+	/* Only PSNs from snd_una up can be in flight. */
+	lim = srd_seq_lt(p->ack_psn, peer->snd_una) ? 0 :
+	      p->ack_psn - peer->snd_una + 1;
+	if (lim > SRD_SACK_WINDOW_PKTS + 1)
+		lim = SRD_SACK_WINDOW_PKTS + 1;
+	for (i = 0; i < lim; i++) {
 		psn = p->ack_psn - i;
 		if (i && !srd_bit_test(p->sack, i - 1))
 			continue;
@@ -759,6 +771,7 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		backoff = cfg->rnr_backoff_max_us;
 	m->rnr_until_us = now_us + backoff;
 	m->state = SRD_TXM_RNR_WAIT;
+	peer->rnr_waiting++;
 	m->attempt++;
 	m->next_seg = 0;
 	m->segs_acked = 0;
@@ -842,6 +855,8 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer)
 	for (m = peer->awaiting; m; m = m->next)
 		d = srd_min_u64(d, m->resp_deadline_us);
 	for (id = peer->msg_base; id != peer->msg_next; id++) {
+		if (work && !peer->rnr_waiting)
+			break;		/* nothing more to learn */
 		m = peer->tx_slots[id & (w - 1)];
 		if (!m)
 			continue;
