@@ -3,11 +3,16 @@
  * softsrd engine: per-peer congestion control, delay-based in the spirit
  * of Swift: the delay signal is the RTT sample less the receiver's ACK
  * delay; the target is the peer's minimum RTT plus cc_target_queue_us.
- * Below target the window grows by cc_ai_pkts per RTT; above it, at most
- * once per RTT, it shrinks by beta * (delay - target) / delay, never by
- * more than cc_max_mdf_pct.  A loss found by SACK counts as one
- * above-target event at the largest decrease; an RTO drops the window to
- * its floor.  DATA is paced at cwnd / srtt * pacing_gain.
+ * The delay compared with the target is the *standing* delay: the least
+ * sample of the last window of srtt / 2 (as Copa's standing RTT), so a
+ * queue counts only when every packet of that window met it, and a
+ * descheduled host or a burst of jitter does not.  Below target the
+ * window grows by cc_ai_pkts per RTT; above it, at most once per RTT, it
+ * shrinks by beta * (delay - target) / delay, never by more than
+ * cc_max_mdf_pct.  A loss found by SACK counts as one above-target event
+ * at the largest decrease; so does the first RTO of a run, and further
+ * RTOs in a row drop the window to its floor.  DATA is paced at cwnd /
+ * srtt * pacing_gain.
  *
  * All arithmetic is integer: the window is in 1/256 packets.
  */
@@ -43,6 +48,16 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 
 	if (!newly_acked)
 		return;
+	/* The standing delay: the least sample of a window of srtt / 2. */
+	if (!cc->win_samples || delay_us < cc->win_min_us)
+		cc->win_min_us = delay_us;
+	cc->win_samples++;
+	if (now_us >= cc->win_end_us) {
+		cc->standing_us = cc->win_min_us;
+		cc->win_end_us = now_us + (rtt->srtt_us / 2 ? rtt->srtt_us / 2 : 1);
+		cc->win_samples = 0;
+	}
+	delay_us = cc->standing_us;
 	/* New data ACKed and no needless retransmission reported: a cut
 	 * before this stands. */
 	cc->cwnd_undo = 0;
@@ -76,10 +91,22 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 	cc->last_decrease_us = now_us;
 }
 
-void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg)
+/*
+ * The first RTO of a run (@first) is one lost tail, or a host that
+ * stalled: cut as for a loss.  More in a row mean the path is gone or
+ * badly congested: the floor.
+ */
+void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
+		   bool first, uint64_t now_us)
 {
 	if (!cc->cwnd_undo)
 		cc->cwnd_undo = cc->cwnd;
+	if (first) {
+		cc->cwnd = clamp_cwnd(cfg, (uint64_t)cc->cwnd *
+				      (100 - cfg->cc_max_mdf_pct) / 100);
+		cc->last_decrease_us = now_us;
+		return;
+	}
 	cc->cwnd = clamp_cwnd(cfg, 0);
 }
 

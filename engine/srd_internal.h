@@ -157,6 +157,10 @@ struct srd_cc {
 	uint32_t cwnd_undo;	/* before the last loss/RTO cut; 0: none */
 	uint64_t last_decrease_us;
 	uint64_t pace_next_ns;	/* earliest next DATA send */
+	uint32_t standing_us;	/* least delay of the last window */
+	uint32_t win_min_us;	/* ... of the current one */
+	uint32_t win_samples;
+	uint64_t win_end_us;
 	bool stalled;		/* counted once per stall */
 };
 
@@ -167,7 +171,8 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us);
 void srd_cc_undo(struct srd_cc *cc);
-void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg);
+void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
+		   bool first, uint64_t now_us);
 uint32_t srd_cc_window_pkts(const struct srd_cc *cc);
 bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us);
 void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,

@@ -795,7 +795,7 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 			declare_lost(peer, e, true, now_us);
 	}
 	advance_una(peer);
-	srd_cc_on_rto(&peer->cc, cfg);
+	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
 	if (++peer->rto_backoff > cfg->rto_retries_max) {
 		peer->ctr.peer_unreachable++;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);

@@ -653,8 +653,28 @@ static void test_cc_window(void)
 	for (i = 0; i < 100000; i++)
 		srd_cc_on_ack(&cc, &c, &r, 64, 100, 300000);
 	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
-	srd_cc_on_rto(&cc, &c);
-	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "rto -> floor");
+	/* The first RTO of a run cuts as a loss; the next one, to the floor. */
+	w0 = cc.cwnd;
+	srd_cc_on_rto(&cc, &c, true, 400000);
+	CHECK(cc.cwnd == w0 / 2, "first rto halves: %u -> %u", w0, cc.cwnd);
+	srd_cc_on_rto(&cc, &c, false, 401000);
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "second rto -> floor");
+	/*
+	 * The standing delay: one high sample among low ones in a window
+	 * (jitter, a stalled host) is not a queue; a window of high ones is.
+	 */
+	srd_cc_init(&cc, &c);
+	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500000);	/* closes a window */
+	w0 = cc.cwnd;
+	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500010);
+	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500020);
+	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500060);	/* closes: min 100 */
+	CHECK(cc.cwnd > w0, "a spike in a window: no cut (%u -> %u)", w0, cc.cwnd);
+	w0 = cc.cwnd;
+	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500070);
+	srd_cc_on_ack(&cc, &c, &r, 1, 4000, 500110);	/* closes: min 4000 */
+	CHECK(cc.cwnd < w0, "a window of high delay: cut (%u -> %u)", w0, cc.cwnd);
+	srd_cc_on_rto(&cc, &c, false, 500200);	/* cwnd 1, for the pacing */
 	/*
 	 * Pacing: cwnd 1, srtt 100 us, gain 125% -> 80 us between packets.
 	 * After a pause, a burst of pacing_burst_pkts leaves back to back,
