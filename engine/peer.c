@@ -30,6 +30,7 @@ void srd_config_default(struct srd_config *c)
 	c->rto_min_us = 200;
 	c->rto_max_us = 250000;
 	c->rto_retries_max = 12;
+	c->rto_floor_max_us = 20000;
 	c->reorder_pkts = 64;
 	c->reorder_slack_us = 20;
 	c->ack_every_pkts = 2;
@@ -72,7 +73,8 @@ int srd_config_validate(const struct srd_config *c)
 		return -5;
 	if (!c->max_pending_msgs)
 		return -6;
-	if (!c->rto_min_us || c->rto_min_us > c->rto_max_us)
+	if (!c->rto_min_us || c->rto_min_us > c->rto_max_us ||
+	    c->rto_floor_max_us > c->rto_max_us)
 		return -7;
 	if (!c->reorder_pkts)
 		return -8;
@@ -359,7 +361,7 @@ void srd_peer_on_timer(struct srd_peer *peer)
 
 	peer->deadline_us = SRD_NO_DEADLINE;	/* the OS timer has fired */
 	if (peer->ack_pending && peer->ack_due_us <= now_us)
-		srd_rx_send_ack(peer, now_us);
+		srd_rx_send_delayed_ack(peer, now_us);
 	if (peer->state == SRD_PEER_PROBING && peer->hello_due_us <= now_us)
 		on_hello_timer(peer, now_us);
 	srd_tx_on_timer(peer, now_us);

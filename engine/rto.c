@@ -31,12 +31,16 @@ static uint32_t rto_of(const struct srd_rtt *r, const struct srd_config *cfg)
 /*
  * An RTO fired though the packet had arrived: the path's delay has a
  * tail the estimator does not see (a busy host, a virtual CPU that was
- * not running).  Raise the floor under the RTO, up to rto_max_us.
+ * not running).  Raise the floor under the RTO, up to rto_floor_max_us:
+ * a needless RTO costs a resent window, which the receiver's DUP undoes,
+ * but an RTO too long costs its whole length whenever a tail is lost on
+ * a dead path, and ACKs lost on one can make RTOs look needless.
  */
 void srd_rtt_spurious_rto(struct srd_rtt *r, const struct srd_config *cfg)
 {
-	r->floor_us = clamp_rto(cfg, (uint64_t)srd_max_u64(r->floor_us,
-							   r->rto_us) * 2);
+	uint64_t f = srd_max_u64(r->floor_us, r->rto_us) * 2;
+
+	r->floor_us = clamp_rto(cfg, srd_min_u64(f, cfg->rto_floor_max_us));
 	r->rto_us = rto_of(r, cfg);
 }
 

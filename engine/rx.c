@@ -28,7 +28,12 @@ static uint32_t ctl_path(struct srd_peer *peer)
 	return peer->ack_rr++ % n;
 }
 
-void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
+/*
+ * @copies > 1 sends the same ACK on that many paths: for a message's last
+ * segment, after which nothing may come to ACK again, so that one dead
+ * path cannot cost the sender a retransmission timeout.
+ */
+static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p;
@@ -51,9 +56,26 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 		peer->ack_dup = false;
 	}
 	hlen = srd_wire_put_ack(hdr, &p);
-	peer->ctr.acks_sent++;
-	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, SRD_MSG_SEND,
-			  0, 0);
+	while (copies--) {
+		peer->ctr.acks_sent++;
+		srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL,
+				  SRD_MSG_SEND, 0, 0);
+	}
+}
+
+void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
+{
+	send_ack(peer, now_us, 1);
+}
+
+/*
+ * The delayed ACK is due: nothing arrived since, so this ACK may be the
+ * last the sender gets for a while (a window's tail).  Two copies, on
+ * two paths, as for ACK_NOW.
+ */
+void srd_rx_send_delayed_ack(struct srd_peer *peer, uint64_t now_us)
+{
+	send_ack(peer, now_us, peer->eng->cfg.n_paths > 1 ? 2 : 1);
 }
 
 void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
@@ -132,9 +154,10 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 		peer->ack_dup_psn = p->psn;
 	}
 	peer->ack_pending++;
-	if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
-	    (p->flags & SRD_WF_DATA_ACK_NOW) ||
-	    peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
+	if (p->flags & SRD_WF_DATA_ACK_NOW)
+		send_ack(peer, now_us, cfg->n_paths > 1 ? 2 : 1);
+	else if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
+		 peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
 		srd_rx_send_ack(peer, now_us);
 	else if (peer->ack_due_us == SRD_NO_DEADLINE)
 		peer->ack_due_us = now_us + cfg->ack_delay_us;

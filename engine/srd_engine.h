@@ -152,6 +152,7 @@ struct srd_config {
 	uint32_t rto_min_us;
 	uint32_t rto_max_us;
 	uint32_t rto_retries_max;	/* RTO expiries in a row, no progress -> unreachable */
+	uint32_t rto_floor_max_us;	/* the adaptive floor grows up to this */
 	uint32_t reorder_pkts;		/* packet-threshold loss detection */
 	uint32_t reorder_slack_us;	/* added to the time threshold */
 
@@ -215,6 +216,7 @@ struct srd_counters {
 	uint64_t rdma_reads_in;		/* RDMA read requests answered here */
 	uint64_t rdma_access_naks;	/* RDMA messages refused REMOTE_ACCESS */
 	uint64_t resp_timeouts;		/* RDMA reads whose response stalled */
+	uint64_t tail_probes;		/* tail loss probes sent */
 };
 
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */

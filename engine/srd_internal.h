@@ -299,6 +299,7 @@ struct srd_tx_pkt {
 	bool is_probe;
 	bool is_retx;
 	bool retx_rto;			/* is_retx: the copy before timed out */
+	bool is_tlp;			/* a tail loss probe: a second copy */
 	uint8_t lost_path;		/* is_retx: where the copy before went */
 };
 
@@ -353,6 +354,8 @@ struct srd_peer {
 	bool largest_acked_valid;
 	uint32_t largest_acked;
 	uint64_t loss_deadline_us;
+	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
+	bool tlp_out;			/* a probe sent since then */
 	struct srd_retx *retx;		/* tx_window_pkts */
 	uint32_t retx_head, retx_tail;
 
@@ -421,6 +424,7 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 
 /* rx.c */
 void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);
+void srd_rx_send_delayed_ack(struct srd_peer *peer, uint64_t now_us);
 /* NAK message @msg_id, attempt @attempt (psn: the packet refused, or 0). */
 void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 		     uint8_t attempt, uint8_t reason);

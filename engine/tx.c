@@ -238,6 +238,7 @@ void srd_tx_reset_packets(struct srd_peer *peer)
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
 	peer->retx_head = peer->retx_tail = 0;
 	peer->rto_backoff = 0;
+	peer->tlp_out = false;
 	for (i = 0; i < peer->eng->cfg.n_paths; i++)
 		peer->paths[i].probe_in_flight = false;
 }
@@ -410,6 +411,7 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	e->in_use = true;
 	e->is_probe = probe;
 	e->is_retx = retx;
+	e->is_tlp = false;
 	e->retx_rto = retx && retx_rto;
 	e->lost_path = (uint8_t)(retx ? last_path : path);
 	peer->inflight++;
@@ -417,6 +419,8 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	peer->ctr.tx_data_pkts++;
 	if (retx)
 		peer->ctr.retransmits++;
+	else
+		peer->tlp_base_us = now_us;
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
 	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind, off,
@@ -534,8 +538,13 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 
 /* --- ACKs, NAKs, losses --------------------------------------------- */
 
+/*
+ * @blame: the packet's path takes the loss (a timeout if @timeout).  An
+ * RTO blames only the path of the oldest packet, the one that timed out:
+ * the others are resent, but their paths did nothing known to be wrong.
+ */
 static void declare_lost(struct srd_peer *peer, struct srd_tx_pkt *e,
-			 bool timeout, uint64_t now_us)
+			 bool timeout, bool blame, uint64_t now_us)
 {
 	uint32_t mask = ring_mask(peer);
 	struct srd_tx_msg *m = msg_by_id(peer, e->msg_id);
@@ -543,7 +552,8 @@ static void declare_lost(struct srd_peer *peer, struct srd_tx_pkt *e,
 	bool probe = e->is_probe;
 
 	release_pkt(peer, e);
-	srd_path_on_loss(peer, e->path, probe, timeout, now_us);
+	if (blame)
+		srd_path_on_loss(peer, e->path, probe, timeout, now_us);
 	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
 	    srd_bit_test(m->acked, e->seg))
 		return;
@@ -588,7 +598,7 @@ static void detect_losses(struct srd_peer *peer, uint64_t now_us)
 		at = e->sent_us + loss_delay_us(peer, e);
 		if (peer->largest_acked - psn >= peer->eng->cfg.reorder_pkts ||
 		    now_us >= at) {
-			declare_lost(peer, e, false, now_us);
+			declare_lost(peer, e, false, true, now_us);
 			peer->ctr.fast_retransmits++;
 			lost = true;
 		} else if (at < peer->loss_deadline_us) {
@@ -630,7 +640,8 @@ static void on_dup_ack(struct srd_peer *peer, uint32_t psn)
 {
 	struct srd_tx_pkt *e = &peer->ring[psn & ring_mask(peer)];
 
-	if (!e->in_use || e->psn != psn || !e->is_retx)
+	/* A tail probe's copy is expected to be a duplicate at times. */
+	if (!e->in_use || e->psn != psn || !e->is_retx || e->is_tlp)
 		return;
 	e->is_retx = false;		/* once per retransmission */
 	peer->ctr.spurious_retransmits++;
@@ -702,6 +713,8 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	}
 	if (newly) {
 		peer->rto_backoff = 0;
+		peer->tlp_base_us = now_us;
+		peer->tlp_out = false;
 		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
 			      sample ? sample : peer->rtt.srtt_us, now_us);
 	}
@@ -786,21 +799,69 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	const struct srd_config *cfg = &peer->eng->cfg;
 	uint32_t rto = srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff);
 	struct srd_tx_pkt *e;
+	bool oldest = true;
 	uint32_t psn;
 
 	peer->ctr.rto_expired++;
 	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
 		e = &peer->ring[psn & ring_mask(peer)];
-		if (e->in_use && e->psn == psn && now_us >= e->sent_us + rto)
-			declare_lost(peer, e, true, now_us);
+		if (e->in_use && e->psn == psn && now_us >= e->sent_us + rto) {
+			declare_lost(peer, e, true, oldest, now_us);
+			oldest = false;
+		}
 	}
 	advance_una(peer);
+	peer->tlp_out = false;
 	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
 	if (++peer->rto_backoff > cfg->rto_retries_max) {
 		peer->ctr.peer_unreachable++;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
 		srd_tx_reset_packets(peer);
 	}
+}
+
+/*
+ * Tail loss probe (as TCP's, RFC 8985): packets are in flight but no ACK
+ * came for two smoothed RTTs.  Most often the ACKs of a window's tail were
+ * lost (a dead path, in the other direction), or the tail itself; either
+ * way the sender would sit until the RTO.  Send the newest in-flight
+ * segment once more, on another path, beyond the window: the receiver
+ * ACKs it at once, with all it has.  One probe per ACK progress.
+ */
+static uint64_t tlp_deadline(const struct srd_peer *peer)
+{
+	if (!peer->inflight || peer->tlp_out || !peer->rtt.srtt_us)
+		return SRD_NO_DEADLINE;
+	return peer->tlp_base_us + 2ull * peer->rtt.srtt_us +
+	       peer->eng->cfg.ack_delay_us;
+}
+
+static void send_tlp(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_pkt *e = NULL;
+	struct srd_tx_msg *m;
+	uint32_t psn;
+
+	peer->tlp_out = true;
+	if (peer->ring[peer->snd_nxt & ring_mask(peer)].in_use)
+		return;
+	for (psn = peer->snd_nxt; psn != peer->snd_una; ) {
+		psn--;
+		e = &peer->ring[psn & ring_mask(peer)];
+		if (e->in_use && e->psn == psn)
+			break;
+		e = NULL;
+	}
+	if (!e)
+		return;
+	m = msg_by_id(peer, e->msg_id);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	peer->ctr.tail_probes++;
+	psn = peer->snd_nxt;
+	if (send_data(peer, m, e->seg, true, e->path, false, now_us))
+		peer->ring[psn & ring_mask(peer)].is_tlp = true;
 }
 
 static uint64_t rto_deadline(const struct srd_peer *peer)
@@ -837,6 +898,8 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 	await_timeouts(peer, now_us);
 	if (rto_deadline(peer) <= now_us)
 		on_rto(peer, now_us);
+	else if (tlp_deadline(peer) <= now_us)
+		send_tlp(peer, now_us);
 	if (peer->loss_deadline_us <= now_us)
 		detect_losses(peer, now_us);
 	srd_tx_pump(peer, now_us);
@@ -844,7 +907,9 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 
 uint64_t srd_tx_deadline(const struct srd_peer *peer)
 {
-	uint64_t d = srd_min_u64(rto_deadline(peer), peer->loss_deadline_us);
+	uint64_t d = srd_min_u64(srd_min_u64(rto_deadline(peer),
+					     tlp_deadline(peer)),
+				 peer->loss_deadline_us);
 	const struct srd_tx_msg *m;
 	uint32_t id, w = peer->eng->cfg.msg_window;
 	bool work = peer->retx_head != peer->retx_tail ||
