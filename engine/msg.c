@@ -32,6 +32,24 @@ uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes)
 	return len ? (uint32_t)(((uint64_t)len + seg_bytes - 1) / seg_bytes) : 1;
 }
 
+/*
+ * Payload bytes per packet of a message of @kind: cfg->seg_bytes is what
+ * fits after a DATA header; RDMA headers are longer, so their packets
+ * carry that much less and every packet fits the same MTU.
+ */
+uint32_t srd_msg_seg_bytes(const struct srd_config *cfg, enum srd_msg_kind kind)
+{
+	switch (kind) {
+	case SRD_MSG_WRITE:
+	case SRD_MSG_READ:
+		return cfg->seg_bytes - (SRD_HDR_RDMA_BYTES - SRD_HDR_DATA_BYTES);
+	case SRD_MSG_READ_RESP:
+		return cfg->seg_bytes - (SRD_HDR_RESP_BYTES - SRD_HDR_DATA_BYTES);
+	default:
+		return cfg->seg_bytes;
+	}
+}
+
 static void *eng_alloc(struct srd_peer *peer, size_t bytes)
 {
 	void *p = peer->eng->ops->alloc(peer->eng->os, bytes);
@@ -66,7 +84,8 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 	m->kind = req->kind;
 	m->rdma = req->rdma;
 	m->len = req->kind == SRD_MSG_READ ? 0 : req->len;
-	m->nsegs = srd_msg_nsegs(m->len, peer->eng->cfg.seg_bytes);
+	m->seg_bytes = srd_msg_seg_bytes(&peer->eng->cfg, req->kind);
+	m->nsegs = srd_msg_nsegs(m->len, m->seg_bytes);
 	m->state = SRD_TXM_QUEUED;
 	return m;
 }

@@ -63,7 +63,9 @@ int srd_config_validate(const struct srd_config *c)
 {
 	if (!c->n_paths || c->n_paths > SRD_MAX_PATHS)
 		return -1;
-	if (c->seg_bytes < SRD_MIN_SEG_BYTES || c->seg_bytes > SRD_MAX_SEG_BYTES)
+	/* RDMA packets carry seg_bytes less their longer header. */
+	if (c->seg_bytes < SRD_MIN_SEG_BYTES + SRD_HDR_RDMA_BYTES - SRD_HDR_DATA_BYTES ||
+	    c->seg_bytes > SRD_MAX_SEG_BYTES)
 		return -2;
 	if (c->max_msg_bytes > SRD_MAX_MSG_BYTES)
 		return -3;

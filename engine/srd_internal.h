@@ -230,6 +230,7 @@ struct srd_tx_msg {
 	uint8_t attempt;
 	enum srd_tx_msg_state state;
 	uint32_t len, nsegs;
+	uint32_t seg_bytes;		/* payload per packet (kind's header) */
 	uint32_t msg_id;
 	uint32_t next_seg;		/* first segment never sent this attempt */
 	uint32_t segs_acked;
@@ -262,6 +263,7 @@ struct srd_rx_slot {
 };
 
 uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes);
+uint32_t srd_msg_seg_bytes(const struct srd_config *cfg, enum srd_msg_kind kind);
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req);
 bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);

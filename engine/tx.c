@@ -377,8 +377,8 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 			       &probe);
 	if (probe)
 		peer->paths[path].probe_in_flight = true;
-	off = seg * cfg->seg_bytes;
-	len = m->len - off < cfg->seg_bytes ? m->len - off : cfg->seg_bytes;
+	off = seg * m->seg_bytes;
+	len = m->len - off < m->seg_bytes ? m->len - off : m->seg_bytes;
 
 	srd_memset(&p, 0, sizeof(p));
 	p.src_epoch = peer->eng->epoch;
@@ -392,7 +392,7 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	p.imm_data = m->has_imm ? m->imm_data : 0;
 	p.msg_len = m->len;
 	p.offset = off;
-	p.seg_bytes = (uint16_t)cfg->seg_bytes;
+	p.seg_bytes = (uint16_t)m->seg_bytes;
 	p.attempt = m->attempt;
 	p.path = (uint8_t)path;
 	p.flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |

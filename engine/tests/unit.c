@@ -56,6 +56,7 @@ struct pair {
 	int qlen;
 	long live_allocs;
 	size_t live_bytes;
+	uint32_t max_pkt;	/* the largest datagram sent */
 };
 
 struct rxbuf {
@@ -166,6 +167,8 @@ static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	q->to = !n->id;
 	q->path = d->path;
 	q->len = d->hdr_len + d->payload_len;
+	if (q->len > pr->max_pkt)
+		pr->max_pkt = q->len;
 	q->data = malloc(q->len + 1);
 	memcpy(q->data, d->hdr, d->hdr_len);
 	if (d->kind == SRD_MSG_READ_RESP) {
@@ -1223,6 +1226,10 @@ static void test_rdma_write_read(void)
 	CHECK(a->sends_done[SRD_COMP_OK] == 7 &&
 	      ectr(b->eng)->rdma_access_naks == 0, "zero length: OK, unchecked");
 	CHECK(b->live_handles == 0, "no handle left: %d", b->live_handles);
+	/* Every packet, whatever its header, fits what a DATA packet may be. */
+	CHECK(pr->max_pkt == c.seg_bytes + SRD_HDR_DATA_BYTES,
+	      "largest datagram %u, the MTU allows %u", pr->max_pkt,
+	      c.seg_bytes + SRD_HDR_DATA_BYTES);
 	rdbuf_free(rd);
 	pair_free(pr);
 }
