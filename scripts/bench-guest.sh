@@ -275,6 +275,30 @@ srd_rows() {
 	done
 }
 
+# RDMA_LAT_SIZE: the one size of the RDMA latency rows (in quick mode too).
+RDMA_LAT_SIZE=64
+
+# srd_rdma_rows: the client's RDMA writes into and reads from the server's
+# memory (srd_perf -o), bandwidth at the sizes and depth of the send rows,
+# and the latency of one op at a time (post to completion: a round trip,
+# which srd_perf does not halve).
+srd_rdma_rows() {
+	local op s
+	for op in write read; do
+		for s in $SIZES; do
+			new_port
+			measure "srd-$op-bw-$s" srd-rdma srd srd_perf bw "$s" 0 $((DUR + 60)) tcp $NPORT \
+				"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
+				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -o $op -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+		done
+		s=$RDMA_LAT_SIZE
+		new_port
+		measure "srd-$op-lat-$s" srd-rdma srd srd_perf lat "$s" 0 150 tcp $NPORT \
+			"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
+			"$SRD_PERF" -d srd0 -p $NPORT -W 30 -o $op -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
+	done
+}
+
 # srd_bw ID GROUP SIZE LOSS: srd_perf streaming at perftest's depth.
 srd_bw() {
 	new_port
@@ -377,7 +401,10 @@ run_client() {
 	if rxe_blocks_srd; then drop_rxe; fi
 	perftest_rows srd0 "$GIDX_SRD" "$SGIDX_SRD" srd-ud UD
 	srd_rows
+	srd_rdma_rows
 	loss_rows_srd
+	# Four ECMP links between namespaces of this guest, one black-holed.
+	"$TOP/scripts/bench-multipath.sh" "$dir" "$DUR" "$LOSS_SIZE" "$DEPTH"
 	ctl quit
 	echo "bench-guest: all measurements done"
 }

@@ -12,7 +12,8 @@
 #
 # Units: MB are 10^6 bytes (perftest's "MB/sec" are MiB/s and are
 # converted); latencies are one-way (half the round trip, as all three
-# tools report them), in microseconds.
+# tools report them), in microseconds, except those of RDMA ops (srd_perf
+# -o write|read), which are the whole post-to-completion time of one op.
 
 import json
 import os
@@ -20,6 +21,11 @@ import re
 import sys
 
 MIB = 1048576 / 1e6
+# srd_perf -o OP rows (scripts/bench-guest.sh srd_rdma_rows): the ID
+# prefix and the name in the tables.
+RDMA_OPS = (("srd-write", "softsrd SRD RDMA write (srd_perf -o write)"),
+            ("srd-read", "softsrd SRD RDMA read (srd_perf -o read)"))
+RDMA_LAT_SIZE = "64"
 
 
 def read_kv(path):
@@ -117,7 +123,8 @@ def parse_srd_perf(client):
             kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
             m = {}
             for k in ("MBps", "kmsgps", "secs", "msgs", "iters", "avg_us", "min_us",
-                      "p50_us", "p99_us", "p999_us", "cpu_s_per_GB", "errors"):
+                      "p50_us", "p99_us", "p999_us", "cpu_s_per_GB", "errors",
+                      "corrupt", "dup", "missing"):
                 if num(kv.get(k)) is not None:
                     m[k] = float(kv[k])
             # More digits than its MBps=, which has two decimals.
@@ -288,9 +295,13 @@ def table(dirname, recs, params, machine):
             ("softsrd UD (perftest)", "srd-ud"), ("softsrd SRD (srd_perf)", "srd")]
     w("## Bandwidth, MB/s")
     w("")
+    w("The RDMA rows: the client writes into or reads from the server's memory, "
+      "at the same depth; srd_perf checks the bytes of every read, and of the "
+      "last write to each server buffer.")
+    w("")
     w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
     w("|---|" + "---|" * len(sizes))
-    for name, t in rows:
+    for name, t in rows + [(n, t) for t, n in RDMA_OPS]:
         w("| %s | %s |" % (name, " | ".join(
             cell(by.get("%s-bw-%s" % (t, s)), lambda m: fmt(m.get("MBps"))) for s in sizes)))
     w("")
@@ -311,6 +322,25 @@ def table(dirname, recs, params, machine):
             cell(by.get("%s-lat-%s" % (t, s)), lat_cell) for s in sizes)))
     w("")
 
+    ls = RDMA_LAT_SIZE
+    w("## SRD RDMA latency at %s, µs round trip: p50 / p99 / p99.9" % size_name(ls))
+    w("")
+    w("One signalled op at a time, post to completion (write: the data placed "
+      "and acknowledged at the target; read: the data back), not halved: a "
+      "round trip.  The send row is srd_perf's ping-pong, doubled back to a "
+      "round trip, for comparison.")
+    w("")
+    w("| Operation | Round trip |")
+    w("|---|---|")
+    for t, name in RDMA_OPS:
+        w("| %s | %s |" % (name, cell(by.get("%s-lat-%s" % (t, ls)), lat_cell)))
+    send_lat = by.get("srd-lat-" + ls)
+    w("| softsrd SRD send ping-pong (srd_perf, 2 × one-way) | %s |" % (
+        cell(send_lat, lambda m: lat_cell({k: (m.get(k) * 2 if m.get(k) is not None else None)
+                                           for k in ("p50_us", "p99_us", "p999_us")}))
+        if send_lat else "not measured (size not in this run)"))
+    w("")
+
     csize = "65536" if "65536" in sizes else sizes[-1] if sizes else lsize
     w("## CPU cost at %s, guest CPU seconds per GB moved" % size_name(csize))
     w("")
@@ -321,7 +351,9 @@ def table(dirname, recs, params, machine):
     w("")
     w("| Transport | client (sender) guest | server (receiver) guest | sender process |")
     w("|---|---|---|---|")
-    for name, rid in (("softsrd SRD", "srd-bw-" + csize), ("rxe RC", "rxe-rc-bw-" + csize)):
+    for name, rid in (("softsrd SRD", "srd-bw-" + csize), ("rxe RC", "rxe-rc-bw-" + csize),
+                      ("softsrd SRD RDMA write", "srd-write-bw-" + csize),
+                      ("softsrd SRD RDMA read (the data flows from the server guest)", "srd-read-bw-" + csize)):
         r = by.get(rid)
         w("| %s | %s | %s | %s |" % (
             name, cell(r, lambda m: fmt(m.get("client_cpu_s_per_GB"), 2)),
@@ -356,6 +388,11 @@ def table(dirname, recs, params, machine):
         if s in sizes:
             w("| SRD bw / rxe RC bw at %s | %s |" % (
                 size_name(s), ratio(val("srd-bw-" + s), val("rxe-rc-bw-" + s))))
+    for s in ("65536", "1048576"):
+        if s in sizes:
+            for t, op in (("srd-write", "write"), ("srd-read", "read")):
+                w("| SRD RDMA %s bw / SRD send bw at %s | %s |" % (
+                    op, size_name(s), ratio(val("%s-bw-%s" % (t, s)), val("srd-bw-" + s))))
     best = max([v for v in (val("srd-bw-" + s) for s in sizes) if v is not None], default=None)
     w("| best SRD bw / raw UDP | %s |" % ratio(best, val("udp_bw")))
     s0 = "64" if "64" in sizes else sizes[0] if sizes else None
@@ -365,12 +402,50 @@ def table(dirname, recs, params, machine):
     if "1" in losses and "0" in losses:
         w("| SRD goodput at 1 %% loss / loss-free | %s |" % ratio(val("loss-srd-1"), val("loss-srd-0")))
     w("")
-    w("## Not measured yet")
+    mp0, mp1 = by.get("multipath-0"), by.get("multipath-1")
+    w("## Multipath: four ECMP links, one black-holed, %s messages" % size_name(lsize))
     w("")
-    w("| Row | Result |")
+    w("Inside the client guest: SRD between two namespaces joined by two "
+      "routers and four equal-cost links (L4 hash), srd_perf at depth %s for "
+      "%s s; then the same with one link dropping everything both ways "
+      "(netem loss 100 %%).  rxe cannot take part: it works in init_net only "
+      "on these kernels.  p99 is of message completion times." % (depth, dur))
+    w("")
+    w("| Links | Goodput MB/s | p50 / p99 µs | messages corrupt / duplicate / missing |")
+    w("|---|---|---|---|")
+    for name, r in (("4 of 4 up", mp0), ("3 of 4 up, 1 black-holed", mp1)):
+        w("| %s | %s | %s | %s |" % (
+            name, cell(r, lambda m: fmt(m.get("MBps"))),
+            cell(r, lambda m: "%s / %s" % (fmt(m.get("p50_us"), 0), fmt(m.get("p99_us"), 0))),
+            cell(r, lambda m: "%d / %d / %d" % (m.get("corrupt", -1), m.get("dup", -1),
+                                                 m.get("missing", -1)))))
+    w("")
+    w("| Ratio | Value |")
     w("|---|---|")
-    w("| multipath: 4 paths, one black-holed (SRD vs rxe RC) | not measured yet |")
-    w("| host-native engine (no VM) | not measured yet |")
+    w("| SRD goodput, 1 of 4 links black-holed / all up | %s |" % ratio(
+        val("multipath-1"), val("multipath-0")))
+    w("")
+    eng = read_text(os.path.join(dirname, "engine.txt")).strip()
+    w("## The engine alone, on the host")
+    w("")
+    w("`build/engine/bench` (engine/tests/bench.c): two engines in one thread "
+      "exchanging messages through memory, no network and no VM, %s B "
+      "messages in 1400 B packets; packets (DATA and ACK, both directions) per "
+      "CPU second of that one thread.  `copy=0`: the engine's own cost; "
+      "`copy=1`: with the payload copies an OS makes (into the packet, out "
+      "to the buffer)." % "65536")
+    w("")
+    if eng:
+        w("| Run | packets/s | DATA packets/s | MB/s |")
+        w("|---|---|---|---|")
+        for l in eng.splitlines():
+            kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
+            w("| %s, copy=%s | %s | %s | %s |" % (
+                kv.get("kind"), kv.get("copy"), fmt(num(kv.get("pkts_per_s")) and num(kv.get("pkts_per_s")) / 1e6, 2) + " M",
+                fmt(num(kv.get("data_pkts_per_s")) and num(kv.get("data_pkts_per_s")) / 1e6, 2) + " M",
+                fmt(num(kv.get("MB_per_s")))))
+    else:
+        w("not measured in this run")
     w("")
     bad = [r for r in recs if r["status"] not in ("ok", "skip")]
     if bad:
@@ -390,6 +465,9 @@ def expected_ids(params):
     for t in ("rxe-rc", "rxe-ud", "srd-ud", "srd"):
         for s in sizes:
             must += ["%s-bw-%s" % (t, s), "%s-lat-%s" % (t, s)]
+    for t, _ in RDMA_OPS:
+        must += ["%s-bw-%s" % (t, s) for s in sizes] + ["%s-lat-%s" % (t, RDMA_LAT_SIZE)]
+    must += ["multipath-0", "multipath-1"]
     may = []
     for l in params.get("LOSSES", "").split():
         must.append("loss-srd-" + l)

@@ -166,6 +166,15 @@ echo "duration_s=$(($(date +%s) - start))" >>"$out/machine"
 echo "bench: guests done in $(($(date +%s) - start))s (client exit $crc, server exit $arc)"
 [ $arc -eq 0 ] || { echo "--- server guest log:"; tail -40 "$out/guest-a.log"; }
 
+# The engine alone, on the host, after the guests: nothing else runs.
+pp make -s -C "$TOP/engine" "$BUILD/engine/bench" O="$BUILD/engine" ||
+	die "building the engine benchmark failed"
+n=$([ $quick -eq 1 ] && echo 2000 || echo 20000)
+for a in "-k send -c" "-k send" "-k write" "-k read"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$BUILD/engine/bench" -n "$n" $a
+done | tee "$out/engine.txt"
+
 trc=0
 check=()
 [ $quick -eq 0 ] || check=(--check)

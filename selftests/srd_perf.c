@@ -4,8 +4,8 @@
  *
  *   srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]              server
  *   srd_perf [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]
- *            [-s SIZES] [-q NQPS] [-D DEPTH] [-n ITERS | -T SECS]
- *            [-r RNR] [-I] [-e] [-x] SERVER_ADDR                    client
+ *            [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]
+ *            [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] SERVER_ADDR  client
  *
  *   -d DEV      the device (default: the first srd device with a GID of an
  *               address of this network namespace, else the first srd device)
@@ -13,6 +13,8 @@
  *   -p PORT     the TCP port of the out-of-band channel (default 18600)
  *   -W SECS     give up after SECS without any progress (default 60; 0: never)
  *   -t bw|lat   streaming sends, or a ping-pong (default bw)
+ *   -o OP       send (default), or the client's one-sided RDMA write or
+ *               read into or from the server's memory (see below)
  *   -s SIZES    message sizes in bytes, comma separated (default 4096)
  *   -q NQPS     QPs per side, client QP i talking to server QP i (default 1)
  *   -D DEPTH    sends in flight per QP in bw mode (default 16)
@@ -40,6 +42,27 @@
  * successfully but that never arrived is missing.  The payload is made for
  * each message, which the CPU figure includes.
  *
+ * -o write and -o read: the client posts RDMA writes or reads (the
+ * ibv_wr_*() API: ibv_post_send() cannot carry an AH and an rkey) into a
+ * region of the server's per QP: one slot of the largest size per op the
+ * client may have in flight, registered for remote read and write, whose
+ * address and rkey the server sends over TCP.  The server takes no part in
+ * the data path.  write: client slot s always writes server slot s, which
+ * it reuses only after the write completed, so no two writes overlap.  The
+ * server poisons its region before each size; after it, the client tells
+ * which seq each slot last wrote successfully, and the server checks every
+ * slot: the message of that seq (else missing if still poisoned, dup if an
+ * older write's message, corrupt otherwise), and its poison past the size
+ * untouched.  So the last write of each slot is checked, not every write.
+ * read: the server fills slot k with the message (server to client, QP,
+ * seq k) before each size; read seq n reads slot n mod slots into a
+ * client slot poisoned first, and every read's bytes are checked, and the
+ * poison after them; after the size the server checks that its region is
+ * unchanged.  Latency for RDMA ops is not a ping-pong: one signalled op at
+ * a time per QP, timed from post to completion (write: the data placed and
+ * ACKed at the target; read: the data back), which is a whole round trip
+ * and reported as such, not halved.
+ *
  * Output: '#' lines are comments; one line per size:
  *
  *   srd_perf: mode=bw size=S qps=Q depth=D msgs=N secs=T MBps=X kmsgps=X
@@ -48,12 +71,14 @@
  *   srd_perf: mode=lat size=S qps=Q iters=N min_us=X avg_us=X p50_us=X
  *     p99_us=X p999_us=X errors=N corrupt=N dup=N missing=N
  *
- * (each on one line).  bw: msgs counts successful sends over all QPs, secs
- * runs from the first post to the last completion, MB are 10^6 bytes, the
- * percentiles are of post-to-completion times, cpu_s_per_GB is the
- * sender's user+system time per 10^9 bytes ("na" for size 0).  lat: the
- * figures are one-way, half the round trip.  errors counts error
- * completions and failed posts on both sides.
+ * (each on one line; with -o write or read, "op=write" or "op=read"
+ * follows mode=).  bw: msgs counts successful sends (ops) over all QPs,
+ * secs runs from the first post to the last completion, MB are 10^6
+ * bytes, the percentiles are of post-to-completion times, cpu_s_per_GB is
+ * the client's user+system time per 10^9 bytes ("na" for size 0).  lat:
+ * the figures are one-way, half the round trip; with op= they are the
+ * whole post-to-completion time of one op (a round trip).  errors counts
+ * error completions and failed posts on both sides.
  *
  * Exit: 0 when errors (unless -e), corrupt, dup and missing are all 0; 1
  * otherwise, or on any failure (which a '# FAIL:' line explains); 4 when
@@ -84,7 +109,7 @@
 #endif
 
 #define PERF_PORT	18600
-#define PERF_VERSION	1
+#define PERF_VERSION	2
 #define PERF_MAX_QPS	64
 #define PERF_MAX_SIZES	32
 #define PERF_MAX_SEQ	(1u << 28)	/* per QP and size: 32 MB of bitmap */
@@ -99,11 +124,18 @@
 #define PERF_GRACE_MS	3000		/* for late arrivals, once all is sent */
 #define PERF_NOTES	10		/* '#' lines per kind of problem */
 #define PERF_MAX_MSG	(1u << 30)	/* a TCP message */
+#define PERF_POISON	0x5a		/* RDMA: bytes no op should write */
+#define PERF_GUARD	64		/* RDMA read: poison checked past it */
 #define NSEC		1000000000ull
 
 enum { DIR_REQ = 1, DIR_REP = 2 };
 enum { MODE_BW, MODE_LAT };
-enum { F_IMM = 1, F_EXPECT_ERR = 2, F_WR_API = 4, F_UD = 8 };
+enum { F_IMM = 1, F_EXPECT_ERR = 2, F_WR_API = 4, F_UD = 8, F_WRITE = 16,
+       F_READ = 32 };
+enum { OP_SEND, OP_WRITE, OP_READ };
+static const char *const op_names[] = { "send", "write", "read" };
+/* RDMA write: what a client slot's last write did, for the server's check. */
+enum { SLOT_UNUSED, SLOT_OK, SLOT_FAILED };
 enum { MSG_HELLO = 1, MSG_WELCOME, MSG_START, MSG_READY, MSG_DONE,
        MSG_RESULT, MSG_QUIT };
 enum { NOTE_ERR, NOTE_BAD, NOTE_DUP, NOTE_MISC, NOTE_KINDS };
@@ -117,7 +149,7 @@ struct perf_opts {
 	const char *dev, *host;
 	int gidx;
 	unsigned int port, stall_s;
-	int mode;
+	int mode, op;
 	uint32_t sizes[PERF_MAX_SIZES], nsizes, max_size;
 	uint32_t nqps, depth, iters, secs, rnr, flags;
 };
@@ -150,6 +182,11 @@ struct perf_qp {
 	bool waiting, wait_sent;
 	uint32_t wait_seq;
 	uint64_t wait_t0;
+	/* RDMA, client: the server's region, and per slot its last write. */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint8_t *slot_state;
+	uint32_t *slot_last;
 };
 
 struct perf_counts {
@@ -171,6 +208,7 @@ struct perf {
 	size_t buf_len;
 	struct perf_qp *qps;
 	uint32_t nqps, slot_size, rx_stride, rx_off;
+	uint32_t rslots, rslot_size;	/* RDMA: the server's region per QP */
 	uint32_t tx_dir, rx_dir, size;
 	int lsock, sock;
 	uint64_t *samples;
@@ -692,11 +730,37 @@ static void pick_gid(struct perf *p)
 	       p->o.flags & F_UD ? "UD" : "SRD");
 }
 
-/* The largest message a QP of ours may carry. */
+/*
+ * The largest RDMA op the client may post: max_rdma_size, once the device
+ * says it has the op (without the direct verbs, max_msg_sz).
+ */
+static uint32_t max_rdma(struct perf *p)
+{
+#ifdef SRD_HAVE_SRDDV
+	uint32_t cap = p->o.op == OP_WRITE ? SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE :
+					     SRDDV_DEVICE_ATTR_CAPS_RDMA_READ;
+	struct srddv_device_attr a = {};
+	int rc = srddv_query_device(p->ctx, &a, sizeof(a));
+
+	if (rc)
+		die(p, "srddv_query_device: %s", strerror(rc));
+	if (!(a.device_caps & cap))
+		die(p, "%s has no RDMA %s (device_caps %#x)",
+		    ibv_get_device_name(p->ctx->device), op_names[p->o.op],
+		    a.device_caps);
+	return a.max_rdma_size;
+#else
+	return p->port.max_msg_sz;
+#endif
+}
+
+/* The largest message a QP of ours may carry (RDMA: the client's op). */
 static uint32_t max_msg(struct perf *p)
 {
 	uint32_t mtu = 128u << p->port.active_mtu;
 
+	if (p->o.op != OP_SEND)
+		return p->o.server ? UINT32_MAX : max_rdma(p);
 	return p->o.flags & F_UD ? mtu : p->port.max_msg_sz;
 }
 
@@ -712,6 +776,10 @@ static struct ibv_qp *create_qp(struct perf *p, struct ibv_qp_cap *cap)
 	if (p->o.flags & F_WR_API) {
 		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+		if (!p->o.server && p->o.op == OP_WRITE)
+			a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+		if (!p->o.server && p->o.op == OP_READ)
+			a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_READ;
 	}
 #ifdef SRD_HAVE_SRDDV
 	if (a.qp_type == IBV_QPT_DRIVER) {
@@ -724,7 +792,9 @@ static struct ibv_qp *create_qp(struct perf *p, struct ibv_qp_cap *cap)
 #endif
 		qp = ibv_create_qp_ex(p->ctx, &a);
 	if (!qp)
-		die(p, "creating a%s QP: %s", p->o.flags & F_UD ? " UD" : "n SRD",
+		die(p, "creating a%s QP%s: %s", p->o.flags & F_UD ? " UD" : "n SRD",
+		    !p->o.server && p->o.op != OP_SEND ?
+		    (p->o.op == OP_WRITE ? " for RDMA writes" : " for RDMA reads") : "",
 		    strerror(errno));
 	*cap = a.cap;
 	return qp;
@@ -769,7 +839,8 @@ static void post_recv(struct perf *p, struct perf_qp *q, uint32_t slot)
 
 /*
  * Everything but the AH: nslots send slots and nrecv posted receives per
- * QP, in one registered buffer.
+ * QP, in one registered buffer.  The server of RDMA ops registers it for
+ * remote access: its send slots are the region the client's ops target.
  */
 static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 {
@@ -787,7 +858,8 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 		    cqe_s : cqe_r, p->dev.max_cqe);
 	if (p->o.max_size > max_msg(p))
 		die(p, "a %u-byte message is beyond the %u bytes of %s",
-		    p->o.max_size, max_msg(p), p->o.flags & F_UD ? "the MTU" : "max_msg_sz");
+		    p->o.max_size, max_msg(p), p->o.flags & F_UD ? "the MTU" :
+		    p->o.op != OP_SEND ? "max_rdma_size" : "max_msg_sz");
 	p->rx_off = p->o.flags & F_UD ? PERF_GRH : 0;
 	p->slot_size = (p->o.max_size + 63) & ~63u;
 	p->rx_stride = (p->o.max_size + p->rx_off + 63) & ~63u;
@@ -803,7 +875,9 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 	p->pd = ibv_alloc_pd(p->ctx);
 	if (!p->pd)
 		die(p, "ibv_alloc_pd: %s", strerror(errno));
-	p->mr = ibv_reg_mr(p->pd, p->buf, p->buf_len, IBV_ACCESS_LOCAL_WRITE);
+	p->mr = ibv_reg_mr(p->pd, p->buf, p->buf_len, IBV_ACCESS_LOCAL_WRITE |
+			   (p->o.server && p->o.op != OP_SEND ?
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0));
 	if (!p->mr)
 		die(p, "ibv_reg_mr of %zu bytes: %s", p->buf_len, strerror(errno));
 	p->scq = ibv_create_cq(p->ctx, cqe_s ? cqe_s : 1, NULL, NULL, 0);
@@ -827,6 +901,8 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 		q->free = zalloc(p, nslots * sizeof(*q->free));
 		q->slot_seq = zalloc(p, nslots * sizeof(*q->slot_seq));
 		q->slot_t = zalloc(p, nslots * sizeof(*q->slot_t));
+		q->slot_state = zalloc(p, nslots * sizeof(*q->slot_state));
+		q->slot_last = zalloc(p, nslots * sizeof(*q->slot_last));
 		for (s = 0; s < nslots; s++)
 			q->free[s] = s;
 		q->rx = m + (size_t)nslots * p->slot_size;
@@ -863,6 +939,8 @@ static void perf_cleanup(struct perf *p)
 		free(q->free);
 		free(q->slot_seq);
 		free(q->slot_t);
+		free(q->slot_state);
+		free(q->slot_last);
 		free(q->ok.b);
 		free(q->seen.b);
 		free(q->peer_ok.b);
@@ -911,10 +989,27 @@ static void sample(struct perf *p, uint64_t ns)
 	p->samples[p->nsamples++] = ns;
 }
 
+/* RDMA read: the bytes of a client slot checked, and poisoned before. */
+static uint32_t read_span(struct perf *p)
+{
+	return p->size + PERF_GUARD < p->slot_size ? p->size + PERF_GUARD :
+						     p->slot_size;
+}
+
+/* The server's byte that an op of q in client slot s, seq seq, starts at. */
+static uint64_t rdma_raddr(struct perf *p, struct perf_qp *q, uint32_t s,
+			   uint32_t seq)
+{
+	uint32_t k = p->o.op == OP_WRITE ? s : seq % p->rslots;
+
+	return q->raddr + (uint64_t)k * p->rslot_size;
+}
+
 /*
  * Post n messages on q, seqs seq0.., from free slots.  Returns how many
  * went; the rest go back.  A failure but ENOMEM (full: retried later)
- * stops sending on q.
+ * stops sending on q.  RDMA: writes of the message, or reads into a
+ * poisoned slot.
  */
 static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 			uint32_t n)
@@ -929,8 +1024,12 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 	for (i = 0; i < n; i++) {
 		s = q->free[--q->nfree];
 		q->slot_seq[s] = seq0 + i;
-		msg_fill(q->tx + (size_t)s * p->slot_size, p->size, p->tx_dir,
-			 q->idx, seq0 + i);
+		if (p->o.op == OP_READ)
+			memset(q->tx + (size_t)s * p->slot_size, PERF_POISON,
+			       read_span(p));
+		else
+			msg_fill(q->tx + (size_t)s * p->slot_size, p->size,
+				 p->tx_dir, q->idx, seq0 + i);
 		sge[i] = (struct ibv_sge){ (uintptr_t)(q->tx + (size_t)s * p->slot_size),
 					   p->size, p->mr->lkey };
 		wr[i] = (struct ibv_send_wr){
@@ -953,7 +1052,14 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 		for (i = 0; i < n; i++) {
 			q->qpx->wr_id = wr[i].wr_id;
 			q->qpx->wr_flags = IBV_SEND_SIGNALED;
-			if (imm)
+			s = wr[i].wr_id & 0xffffffff;
+			if (p->o.op == OP_WRITE)
+				ibv_wr_rdma_write(q->qpx, q->rkey,
+						  rdma_raddr(p, q, s, seq0 + i));
+			else if (p->o.op == OP_READ)
+				ibv_wr_rdma_read(q->qpx, q->rkey,
+						 rdma_raddr(p, q, s, seq0 + i));
+			else if (imm)
 				ibv_wr_send_imm(q->qpx, wr[i].imm_data);
 			else
 				ibv_wr_send(q->qpx);
@@ -980,7 +1086,30 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 	return posted;
 }
 
-/* Send completions: slots back, successes in the ok bitmap. */
+/* An RDMA read's bytes in client slot s, of seq seq: counted. */
+static void read_check(struct perf *p, struct perf_qp *q, uint32_t s,
+		       uint32_t seq)
+{
+	const uint8_t *m = q->tx + (size_t)s * p->slot_size;
+	uint32_t k = seq % p->rslots, i, end = read_span(p);
+	long bad = msg_check(m, p->size, DIR_REP, q->idx, k);
+
+	for (i = p->size; bad < 0 && i < end; i++)
+		if (m[i] != PERF_POISON)
+			bad = i;
+	if (bad < 0) {
+		q->rx_ok++;
+		return;
+	}
+	note(p, NOTE_BAD, "QP %u: read seq %u of the server's slot %u: byte %ld %s",
+	     q->idx, seq, k, bad, bad < p->size ? "differs" : "written past the size");
+	q->rx_bad++;
+}
+
+/*
+ * Send completions: slots back, successes in the ok bitmap.  RDMA: a
+ * write's outcome kept per slot, a read's bytes checked.
+ */
 static int tx_poll(struct perf *p, bool keep_samples)
 {
 	struct ibv_wc wc[64];
@@ -1006,11 +1135,23 @@ static int tx_poll(struct perf *p, bool keep_samples)
 			q->tx_ok++;
 			if (keep_samples)
 				sample(p, t - q->slot_t[s]);
+			if (p->o.op != OP_SEND &&
+			    wc[i].opcode != (p->o.op == OP_WRITE ? IBV_WC_RDMA_WRITE :
+					     IBV_WC_RDMA_READ)) {
+				note(p, NOTE_BAD, "QP %u: the completion of %s seq %u has opcode %d",
+				     qpi, op_names[p->o.op], seq, wc[i].opcode);
+				q->rx_bad++;
+			} else if (p->o.op == OP_READ) {
+				read_check(p, q, s, seq);
+			}
+			q->slot_state[s] = SLOT_OK;
+			q->slot_last[s] = seq;
 		} else {
-			note(p, NOTE_ERR, "error completion: %s (vendor_err %u) QP %u wr_id %#llx (send seq %u)",
+			note(p, NOTE_ERR, "error completion: %s (vendor_err %u) QP %u wr_id %#llx (%s seq %u)",
 			     ibv_wc_status_str(wc[i].status), wc[i].vendor_err, qpi,
-			     (unsigned long long)wc[i].wr_id, seq);
+			     (unsigned long long)wc[i].wr_id, op_names[p->o.op], seq);
 			q->tx_err++;
+			q->slot_state[s] = SLOT_FAILED;
 		}
 		if (q->waiting && seq == q->wait_seq) {
 			q->wait_sent = true;
@@ -1146,6 +1287,7 @@ static void reset_size(struct perf *p)
 		q->tx_ok = q->tx_err = 0;
 		q->rx_ok = q->rx_bad = q->rx_dup = q->rx_err = 0;
 		q->waiting = false;
+		memset(q->slot_state, SLOT_UNUSED, q->nslots);
 	}
 	p->nsamples = 0;
 }
@@ -1253,6 +1395,129 @@ static void get_bitmaps(struct perf *p, struct wbuf *w)
 	}
 }
 
+/* --- RDMA: the server's region -------------------------------------------- */
+
+/* RDMA write: per QP and client slot, its last write's outcome and seq. */
+static void put_slots(struct perf *p, struct wbuf *w)
+{
+	uint32_t i, s;
+
+	wb_u32(p, w, p->nqps);
+	for (i = 0; i < p->nqps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		wb_u32(p, w, q->nslots);
+		for (s = 0; s < q->nslots; s++) {
+			wb_u32(p, w, q->slot_state[s]);
+			wb_u32(p, w, q->slot_last[s]);
+		}
+	}
+}
+
+/* Before a size: poison the region; for reads, slot k holds message k. */
+static void region_prepare(struct perf *p)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < p->nqps; i++)
+		for (k = 0; k < p->rslots; k++) {
+			uint8_t *m = p->qps[i].tx + (size_t)k * p->rslot_size;
+
+			memset(m, PERF_POISON, p->rslot_size);
+			if (p->o.op == OP_READ)
+				msg_fill(m, p->size, DIR_REP, i, k);
+		}
+}
+
+/* The first byte of m[from, to) that is not poison, or -1. */
+static long unpoisoned(const uint8_t *m, uint32_t from, uint32_t to)
+{
+	uint32_t i;
+
+	for (i = from; i < to; i++)
+		if (m[i] != PERF_POISON)
+			return i;
+	return -1;
+}
+
+/*
+ * After a size: every slot of the region checked against what the client
+ * says its last op there did (see the top of the file).
+ */
+static void region_check(struct perf *p, struct wbuf *w, struct perf_counts *c)
+{
+	uint32_t i, k, n, state, seq, hseq;
+	long bad;
+
+	memset(c, 0, sizeof(*c));
+	if (wb_get_u32(w) != p->nqps)
+		die(p, "the client's slot tables are for another number of QPs");
+	for (i = 0; i < p->nqps; i++) {
+		n = wb_get_u32(w);
+		if (n > p->rslots || w->bad)
+			die(p, "the client has %u slots on QP %u, the server %u", n, i,
+			    p->rslots);
+		for (k = 0; k < p->rslots; k++) {
+			const uint8_t *m = p->qps[i].tx + (size_t)k * p->rslot_size;
+
+			state = k < n ? wb_get_u32(w) : SLOT_UNUSED;
+			seq = k < n ? wb_get_u32(w) : 0;
+			if (p->o.op == OP_READ) {
+				/* Reads leave the region as it was. */
+				bad = msg_check(m, p->size, DIR_REP, i, k);
+				if (bad < 0)
+					bad = unpoisoned(m, p->size, p->rslot_size);
+				if (bad >= 0) {
+					note(p, NOTE_BAD, "QP %u: slot %u changed under reads at byte %ld",
+					     i, k, bad);
+					c->corrupt++;
+				}
+				continue;
+			}
+			if (state == SLOT_UNUSED) {
+				bad = unpoisoned(m, 0, p->rslot_size);
+				if (bad >= 0) {
+					note(p, NOTE_BAD, "QP %u: slot %u was written, by no write of the client's (byte %ld)",
+					     i, k, bad);
+					c->corrupt++;
+				}
+				continue;
+			}
+			/* Nothing past the size, even of a failed write. */
+			bad = unpoisoned(m, p->size, p->rslot_size);
+			if (bad >= 0) {
+				note(p, NOTE_BAD, "QP %u: slot %u written past the %u bytes, at byte %ld",
+				     i, k, p->size, bad);
+				c->corrupt++;
+				continue;
+			}
+			if (state != SLOT_OK)
+				continue;	/* undefined: the write failed */
+			bad = msg_check(m, p->size, DIR_REQ, i, seq);
+			if (bad < 0) {
+				c->received++;
+				continue;
+			}
+			memcpy(&hseq, m, 4);
+			hseq = le32toh(hseq);
+			if (p->size && unpoisoned(m, 0, p->size) < 0) {
+				note(p, NOTE_MISC, "QP %u: write seq %u to slot %u is not there",
+				     i, seq, k);
+				c->missing++;
+			} else if (p->size >= 4 && hseq < seq &&
+				   msg_check(m, p->size, DIR_REQ, i, hseq) < 0) {
+				note(p, NOTE_DUP, "QP %u: slot %u holds write seq %u over the later %u",
+				     i, k, hseq, seq);
+				c->dup++;
+			} else {
+				note(p, NOTE_BAD, "QP %u: write seq %u to slot %u: byte %ld differs",
+				     i, seq, k, bad);
+				c->corrupt++;
+			}
+		}
+	}
+}
+
 /* --- the client ----------------------------------------------------------- */
 
 static bool more_to_send(struct perf *p, struct perf_qp *q, uint64_t deadline)
@@ -1272,12 +1537,16 @@ static void die_stalled(struct perf *p)
 	    p->o.stall_s, p->size, out);
 }
 
-/* Stream on all QPs at once.  Returns the CPU seconds it took. */
-static double run_bw(struct perf *p, uint64_t *t_first, uint64_t *t_last)
+/*
+ * Stream on all QPs at once, at most cap in flight on each.  Returns the
+ * CPU seconds it took.
+ */
+static double run_bw(struct perf *p, uint64_t *t_first, uint64_t *t_last,
+		     uint32_t cap)
 {
 	uint64_t deadline = 0, last;
 	struct rusage r0, r1;
-	uint32_t i, n;
+	uint32_t i, n, room;
 	bool busy, done;
 
 	getrusage(RUSAGE_SELF, &r0);
@@ -1295,7 +1564,11 @@ static double run_bw(struct perf *p, uint64_t *t_first, uint64_t *t_last)
 				continue;
 			}
 			done = false;
-			n = q->nfree < PERF_BATCH ? q->nfree : PERF_BATCH;
+			room = q->nfree;
+			if (cap < q->nslots)
+				room = q->nslots - q->nfree < cap ?
+				       cap - (q->nslots - q->nfree) : 0;
+			n = room < PERF_BATCH ? room : PERF_BATCH;
 			if (!deadline && n > p->o.iters - q->next_seq)
 				n = p->o.iters - q->next_seq;
 			if (n && tx_post(p, q, q->next_seq, n))
@@ -1410,6 +1683,14 @@ static bool counts_bad(struct perf *p, const struct perf_counts *c)
 	       (c->errors && !(p->o.flags & F_EXPECT_ERR));
 }
 
+/* " op=write" in result lines of RDMA ops; nothing for sends. */
+static const char *op_field(struct perf *p)
+{
+	static const char *const f[] = { "", " op=write", " op=read" };
+
+	return f[p->o.op];
+}
+
 static void report_bw(struct perf *p, const struct perf_counts *c,
 		      uint64_t ns, double cpu)
 {
@@ -1423,30 +1704,32 @@ static void report_bw(struct perf *p, const struct perf_counts *c,
 	bytes = msgs * p->size;
 	if (bytes)
 		snprintf(cpu_s, sizeof(cpu_s), "%.3f", cpu / (bytes / 1e9));
-	printf("srd_perf: mode=bw size=%u qps=%u depth=%u msgs=%llu secs=%.3f "
+	printf("srd_perf: mode=bw%s size=%u qps=%u depth=%u msgs=%llu secs=%.3f "
 	       "MBps=%.2f kmsgps=%.2f p50_us=%.2f p99_us=%.2f p999_us=%.2f "
 	       "cpu_s_per_GB=%s errors=%llu corrupt=%llu dup=%llu missing=%llu\n",
-	       p->size, p->nqps, p->o.depth, (unsigned long long)msgs, secs,
+	       op_field(p), p->size, p->nqps, p->o.depth, (unsigned long long)msgs, secs,
 	       secs > 0 ? bytes / secs / 1e6 : 0, secs > 0 ? msgs / secs / 1e3 : 0,
 	       pct_us(p, 5000, 1), pct_us(p, 9900, 1), pct_us(p, 9990, 1), cpu_s,
 	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
 	       (unsigned long long)c->dup, (unsigned long long)c->missing);
 }
 
+/* Sends: half the ping-pong's round trip; RDMA ops: their whole time. */
 static void report_lat(struct perf *p, const struct perf_counts *c)
 {
+	unsigned int div = p->o.op == OP_SEND ? 2 : 1;
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++)
 		sum += p->samples[i];
-	printf("srd_perf: mode=lat size=%u qps=%u iters=%zu min_us=%.2f avg_us=%.2f "
+	printf("srd_perf: mode=lat%s size=%u qps=%u iters=%zu min_us=%.2f avg_us=%.2f "
 	       "p50_us=%.2f p99_us=%.2f p999_us=%.2f errors=%llu corrupt=%llu "
 	       "dup=%llu missing=%llu\n",
-	       p->size, p->nqps, p->nsamples,
-	       p->nsamples ? p->samples[0] / 2e3 : 0,
-	       p->nsamples ? sum / 2e3 / p->nsamples : 0,
-	       pct_us(p, 5000, 2), pct_us(p, 9900, 2), pct_us(p, 9990, 2),
+	       op_field(p), p->size, p->nqps, p->nsamples,
+	       p->nsamples ? p->samples[0] / 1e3 / div : 0,
+	       p->nsamples ? sum / 1e3 / div / p->nsamples : 0,
+	       pct_us(p, 5000, div), pct_us(p, 9900, div), pct_us(p, 9990, div),
 	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
 	       (unsigned long long)c->dup, (unsigned long long)c->missing);
 }
@@ -1468,13 +1751,21 @@ static void client_size(struct perf *p, uint32_t size)
 	msg_recv(p, MSG_READY, &w);
 
 	if (p->o.mode == MODE_BW)
-		cpu = run_bw(p, &t0, &t1);
+		cpu = run_bw(p, &t0, &t1, UINT32_MAX);
+	else if (p->o.op != OP_SEND)
+		run_bw(p, &t0, &t1, 1);
 	else
 		run_lat(p);
 
-	/* Our successful sends for the server's count; its for ours. */
+	/*
+	 * Our successful sends for the server's count; its for ours.  RDMA:
+	 * what each slot last wrote, for the server's check of its region.
+	 */
 	wb_reset(&w);
-	put_bitmaps(p, &w);
+	if (p->o.op == OP_SEND)
+		put_bitmaps(p, &w);
+	else
+		put_slots(p, &w);
 	msg_send(p, MSG_DONE, &w);
 	msg_recv(p, MSG_RESULT, &w);
 	get_counts(&w, &srv);
@@ -1525,7 +1816,7 @@ static void client(struct perf *p)
 	if (p->o.mode == MODE_BW)
 		setup(p, p->o.depth, 0);
 	else
-		setup(p, PERF_LAT_SLOTS, PERF_LAT_RECVS);
+		setup(p, PERF_LAT_SLOTS, p->o.op == OP_SEND ? PERF_LAT_RECVS : 0);
 	p->tx_dir = DIR_REQ;
 	p->rx_dir = DIR_REP;
 
@@ -1553,10 +1844,35 @@ static void client(struct perf *p)
 	wb_get(&w, p->peer_gid.raw, 16);
 	for (i = 0; i < p->nqps; i++)
 		p->qps[i].peer_qpn = wb_get_u32(&w);
+	if (p->o.op != OP_SEND) {
+		p->rslots = wb_get_u32(&w);
+		p->rslot_size = wb_get_u32(&w);
+		for (i = 0; i < p->nqps; i++) {
+			p->qps[i].raddr = wb_get_u64(&w);
+			p->qps[i].rkey = wb_get_u32(&w);
+		}
+	}
 	msg_check_end(p, &w, "WELCOME");
+	if (p->o.op != OP_SEND &&
+	    (p->rslots < p->qps[0].nslots || p->rslot_size < p->o.max_size))
+		die(p, "the server's region has %u slots of %u bytes, not %u of %u",
+		    p->rslots, p->rslot_size, p->qps[0].nslots, p->o.max_size);
 	make_ah(p);
 	printf("# server %s: GID %s, %u QPs from %u\n", p->o.host,
 	       gid_str(&p->peer_gid, s), p->nqps, p->qps[0].peer_qpn);
+	if (p->o.op != OP_SEND)
+		printf("# server region: %u slots of %u bytes per QP, rkey %#x, QP 0 at %#llx\n",
+		       p->rslots, p->rslot_size, p->qps[0].rkey,
+		       (unsigned long long)p->qps[0].raddr);
+	if (p->o.op == OP_WRITE)
+		printf("# op=write: after each size the server checks the last write of each slot\n");
+	if (p->o.op == OP_READ)
+		printf("# op=read: the client checks every read's bytes\n");
+	if (p->o.op != OP_SEND && p->o.mode == MODE_LAT)
+		printf("# op=%s lat: one signalled %s at a time per QP, post to completion (%s): a round trip, not halved\n",
+		       op_names[p->o.op], op_names[p->o.op], p->o.op == OP_WRITE ?
+		       "the data placed and ACKed at the server" :
+		       "the data back from the server");
 
 	for (i = 0; i < p->o.nsizes; i++)
 		client_size(p, p->o.sizes[i]);
@@ -1594,27 +1910,39 @@ static void server_hello(struct perf *p, struct wbuf *w)
 	p->o.depth = wb_get_u32(w);
 	p->o.max_size = wb_get_u32(w);
 	wb_get(w, p->peer_gid.raw, 16);
+	p->o.op = p->o.flags & F_WRITE ? OP_WRITE : p->o.flags & F_READ ? OP_READ :
+		  OP_SEND;
 	if (p->nqps < 1 || p->nqps > PERF_MAX_QPS || p->o.depth < 1 ||
-	    p->o.depth > 65536 || p->o.mode > MODE_LAT)
+	    p->o.depth > 65536 || p->o.mode > MODE_LAT ||
+	    (p->o.flags & (F_WRITE | F_READ)) == (F_WRITE | F_READ) ||
+	    (p->o.op != OP_SEND && (p->o.flags & (F_UD | F_IMM))))
 		refuse(p, "bad parameters");
 	for (i = 0; i < p->nqps; i++)
 		qpn[i] = wb_get_u32(w);
 	msg_check_end(p, w, "HELLO");
-	printf("# client: GID %s, mode %s, %u QPs, depth %u%s%s%s%s\n",
+	printf("# client: GID %s, mode %s, %u QPs, depth %u%s%s%s%s%s%s\n",
 	       gid_str(&p->peer_gid, s), p->o.mode == MODE_BW ? "bw" : "lat",
 	       p->nqps, p->o.depth, p->o.flags & F_IMM ? ", imm" : "",
 	       p->o.flags & F_EXPECT_ERR ? ", errors expected" : "",
 	       p->o.flags & F_WR_API ? ", ibv_wr_*()" : "",
-	       p->o.flags & F_UD ? ", UD" : "");
+	       p->o.flags & F_UD ? ", UD" : "",
+	       p->o.op != OP_SEND ? ", RDMA " : "",
+	       p->o.op != OP_SEND ? op_names[p->o.op] : "");
 
 	pick_gid(p);
 	if (p->o.max_size > max_msg(p))
 		refuse(p, "a message size beyond the server's limit");
-	if (p->o.mode == MODE_BW)
+	if (p->o.op != OP_SEND) {
+		/* A slot per op the client may have in flight; no receives. */
+		p->rslots = p->o.mode == MODE_BW ? p->o.depth : PERF_LAT_SLOTS;
+		setup(p, p->rslots, 0);
+		p->rslot_size = p->slot_size;
+	} else if (p->o.mode == MODE_BW) {
 		setup(p, 1, p->o.depth + PERF_RX_EXTRA < (uint32_t)p->dev.max_qp_wr ?
 			  p->o.depth + PERF_RX_EXTRA : (uint32_t)p->dev.max_qp_wr);
-	else
+	} else {
 		setup(p, PERF_LAT_SLOTS, PERF_LAT_RECVS);
+	}
 	for (i = 0; i < p->nqps; i++)
 		p->qps[i].peer_qpn = qpn[i];
 	make_ah(p);
@@ -1626,6 +1954,14 @@ static void server_hello(struct perf *p, struct wbuf *w)
 	wb_put(p, w, p->gid.raw, 16);
 	for (i = 0; i < p->nqps; i++)
 		wb_u32(p, w, p->qps[i].qp->qp_num);
+	if (p->o.op != OP_SEND) {
+		wb_u32(p, w, p->rslots);
+		wb_u32(p, w, p->rslot_size);
+		for (i = 0; i < p->nqps; i++) {
+			wb_u64(p, w, (uintptr_t)p->qps[i].tx);
+			wb_u32(p, w, p->mr->rkey);
+		}
+	}
 	msg_send(p, MSG_WELCOME, w);
 }
 
@@ -1634,11 +1970,16 @@ static void server_done(struct perf *p, struct wbuf *w)
 {
 	struct perf_counts c;
 
-	get_bitmaps(p, w);
-	msg_check_end(p, w, "DONE");
-	tx_drain(p);
-	settle(p);
-	counts_of(p, &c);
+	if (p->o.op != OP_SEND) {
+		region_check(p, w, &c);
+		msg_check_end(p, w, "DONE");
+	} else {
+		get_bitmaps(p, w);
+		msg_check_end(p, w, "DONE");
+		tx_drain(p);
+		settle(p);
+		counts_of(p, &c);
+	}
 	printf("# server: size=%u received=%llu corrupt=%llu dup=%llu missing=%llu "
 	       "extra=%llu errors=%llu\n", p->size,
 	       (unsigned long long)c.received, (unsigned long long)c.corrupt,
@@ -1698,6 +2039,8 @@ static void server(struct perf *p)
 			tx_drain(p);
 			reset_size(p);
 			memset(p->notes, 0, sizeof(p->notes));
+			if (p->o.op != OP_SEND)
+				region_prepare(p);
 			wb_reset(&w);
 			msg_send(p, MSG_READY, &w);
 			break;
@@ -1721,18 +2064,20 @@ static void __attribute__((noreturn)) usage(const char *argv0, int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: %s -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]\n"
-		"       %s [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat] [-s SIZES]\n"
-		"          [-q NQPS] [-D DEPTH] [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x]\n"
-		"          SERVER_ADDR\n"
+		"       %s [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]\n"
+		"          [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]\n"
+		"          [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] SERVER_ADDR\n"
 		"  -S         be the server (serves one client, then exits)\n"
 		"  -d DEV     device (default: the first srd device)\n"
 		"  -g GIDX    GID index (default: the first IPv4-mapped GID)\n"
 		"  -p PORT    TCP port (default %u)\n"
 		"  -W SECS    give up after SECS without progress (default 60, 0: never)\n"
-		"  -t MODE    bw (streaming, default) or lat (ping-pong)\n"
+		"  -t MODE    bw (streaming, default) or lat (ping-pong; RDMA: one op\n"
+		"             at a time, post to completion, not halved)\n"
+		"  -o OP      send (default), or RDMA write or read of the server's memory\n"
 		"  -s SIZES   message sizes, comma separated (default 4096)\n"
 		"  -q NQPS    QPs per side (default 1, at most %u)\n"
-		"  -D DEPTH   sends in flight per QP, bw mode (default 16)\n"
+		"  -D DEPTH   sends (ops) in flight per QP, bw mode (default 16)\n"
 		"  -n ITERS   messages (lat: round trips) per size and QP (default 1000)\n"
 		"  -T SECS    run each size for SECS seconds instead\n"
 		"  -r RNR     rnr_retry of the client QPs, 0-7 (default 7: forever)\n"
@@ -1783,7 +2128,7 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 	*o = (struct perf_opts){ .gidx = -1, .port = PERF_PORT, .stall_s = 60,
 				 .nqps = 1, .depth = 16, .iters = 1000, .rnr = 7 };
 	parse_sizes(o, defsize);
-	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:s:q:D:n:T:r:IexUh")) != -1) {
+	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:o:s:q:D:n:T:r:IexUh")) != -1) {
 		switch (opt) {
 		case 'S': o->server = true; break;
 		case 'd': o->dev = optarg; break;
@@ -1794,6 +2139,13 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 			if (strcmp(optarg, "bw") && strcmp(optarg, "lat"))
 				usage(argv[0], 1);
 			o->mode = strcmp(optarg, "bw") ? MODE_LAT : MODE_BW;
+			break;
+		case 'o':
+			for (i = 0; i < 3 && strcmp(optarg, op_names[i]); i++)
+				;
+			if (i == 3)
+				usage(argv[0], 1);
+			o->op = i;
 			break;
 		case 's': parse_sizes(o, optarg); break;
 		case 'q': o->nqps = num(optarg, "-q", 1, PERF_MAX_QPS); break;
@@ -1813,6 +2165,15 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 		usage(argv[0], 1);
 	if (!o->server)
 		o->host = argv[optind];
+	if (o->op != OP_SEND) {
+		if (o->server || (o->flags & (F_IMM | F_UD))) {
+			fprintf(stderr, "srd_perf: -o %s is the client's, and goes with neither -I nor -U\n",
+				op_names[o->op]);
+			exit(1);
+		}
+		/* Only the ibv_wr_*() API carries an AH and an rkey. */
+		o->flags |= F_WR_API | (o->op == OP_WRITE ? F_WRITE : F_READ);
+	}
 	for (i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > o->max_size)
 			o->max_size = o->sizes[i];

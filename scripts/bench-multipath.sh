@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The multipath rows of `make bench`, inside one guest:
+#
+#   bench-multipath.sh DIR SECS SIZE DEPTH
+#
+# SRD between two namespaces joined by two routers and four equal-cost
+# links (selftests/lib.sh's ecmp_hosts, an L4 hash on both routers: the
+# spraying happens in the "switches", as in a fabric).  srd_perf streams
+# SIZE-byte messages, DEPTH in flight, for SECS seconds: once with every
+# link up, then with one link black-holed both ways (netem loss 100 %).
+# Each run's output goes to DIR/raw/multipath-*.txt and a line to
+# DIR/index.tsv (the format of bench-guest.sh's record); srd_perf checks
+# every message's bytes and reports corrupt, duplicate and missing ones.
+# Nothing here judges the figures.
+
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+dir=$1 secs=$2 size=$3 depth=$4
+raw=$dir/raw
+# shellcheck source=/dev/null
+. "$TOP/selftests/lib.sh"
+OUTPUT=$TOP/build/selftests
+
+clk=$(getconf CLK_TCK)
+busy_ticks() {
+	local u n s q sq st
+	read -r _ u n s _ _ q sq st _ </proc/stat
+	echo $((u + n + s + q + sq + st))
+}
+
+row() {
+	local IFS=$'\t'
+	echo "$*" >>"$dir/index.tsv"
+}
+
+# one ID LOSS_LINKS: one srd_perf run, LOSS_LINKS black-holed.
+one() {
+	local id=$1 dead=$2 b0 b1 t0 t1 rc=0 i
+	for ((i = 0; i < ECMP_N; i++)); do
+		if [ "$i" -lt "$dead" ]; then
+			netem "$NS_R1" "${ECMP_P[i]}" loss 100% >/dev/null
+			netem "$NS_R2" "${ECMP_Q[i]}" loss 100% >/dev/null
+		else
+			netem "$NS_R1" "${ECMP_P[i]}" none >/dev/null
+			netem "$NS_R2" "${ECMP_Q[i]}" none >/dev/null
+		fi
+	done
+	echo "=== $id: $dead of $ECMP_N links black-holed"
+	b0=$(busy_ticks)
+	t0=$(date +%s%N)
+	# perf_pair indents srd_perf's lines; its result line is repeated
+	# as printed, for bench-table.py.
+	( perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -- -d "$DEV_A" -W 30 -t bw \
+		-s "$size" -D "$depth" -T "$secs" "$MGMT_B" &&
+		printf '%s\n' "$PAIR_CLIENT_OUT" ) >"$raw/$id.client.txt" 2>&1 || rc=$?
+	t1=$(date +%s%N)
+	b1=$(busy_ticks)
+	srd_counters "$DEV_A" "$DEV_B" >>"$raw/$id.client.txt"
+	tail -n 4 "$raw/$id.client.txt" | sed 's/^/  | /'
+	row "$id" multipath srd srd_perf bw "$size" "$dead/$ECMP_N" "$rc" "$rc" \
+		"$(((t1 - t0) / 1000000000))" "$((b1 - b0))" - "$clk" \
+		"links $ECMP_N, dead $dead"
+}
+
+modprobe sch_netem 2>/dev/null
+ecmp_hosts mp >"$raw/multipath-setup.txt" 2>&1 ||
+	{ row multipath-setup multipath srd srd_perf bw "$size" - 1 - - - - "$clk" "setup failed"; exit 0; }
+one multipath-0 0
+one multipath-1 1
+srd_cleanup >/dev/null 2>&1
+exit 0
