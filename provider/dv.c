@@ -36,6 +36,60 @@ SRDDV_EXPORT int srddv_query_ah(struct ibv_ah *ah, struct srddv_ah_attr *attr,
 	return 0;
 }
 
+SRDDV_EXPORT int srddv_query_device(struct ibv_context *ibvctx,
+				    struct srddv_device_attr *attr,
+				    uint32_t inlen)
+{
+	struct ibv_device_attr dattr;
+	struct srd_context *ctx;
+	int err;
+
+	if (!ibvctx || !srd_is_srd_device(ibvctx->device))
+		return EOPNOTSUPP;
+	if (!attr ||
+	    inlen < srddv_size_to(struct srddv_device_attr, max_rdma_size) ||
+	    attr->comp_mask)
+		return EINVAL;
+
+	err = ibv_query_device(ibvctx, &dattr);
+	if (err)
+		return err;
+
+	ctx = to_srd_ctx(ibvctx);
+	memset(attr, 0, inlen);
+	attr->max_sq_wr = dattr.max_qp_wr;
+	attr->max_rq_wr = dattr.max_qp_wr;
+	/* Per direction, as the kernel gave them (max_sge is the smaller). */
+	attr->max_sq_sge = ctx->max_send_sge > UINT16_MAX ? UINT16_MAX :
+							    ctx->max_send_sge;
+	attr->max_rq_sge = ctx->max_recv_sge > UINT16_MAX ? UINT16_MAX :
+							    ctx->max_recv_sge;
+	attr->inline_buf_size = ctx->max_inline_data > UINT16_MAX ?
+					UINT16_MAX : ctx->max_inline_data;
+	/* The srd_device_caps bits are the srddv ones. */
+	attr->device_caps = ctx->device_caps &
+			    (SRDDV_DEVICE_ATTR_CAPS_RDMA_READ |
+			     SRDDV_DEVICE_ATTR_CAPS_RNR_RETRY |
+			     SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID |
+			     SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE);
+	attr->max_rdma_size = ctx->max_rdma_size;
+
+	return 0;
+}
+
+#define SRDDV_SAME_BIT(a, b) ((unsigned int)(a) == (unsigned int)(b))
+_Static_assert(SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_RDMA_READ,
+			      SRD_DEVICE_CAP_RDMA_READ) &&
+	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_RNR_RETRY,
+			      SRD_DEVICE_CAP_RNR_RETRY) &&
+	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID,
+			      SRD_DEVICE_CAP_CQ_WITH_SGID) &&
+	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE,
+			      SRD_DEVICE_CAP_RDMA_WRITE),
+	       "srddv device caps differ from the uapi's");
+_Static_assert(sizeof(struct srddv_device_attr) == 32,
+	       "struct srddv_device_attr is part of the ABI");
+
 SRDDV_EXPORT int srddv_wc_read_sgid(struct ibv_cq_ex *ibcqx,
 				    union ibv_gid *sgid)
 {

@@ -27,9 +27,9 @@ enum {
 			   IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 	SRD_UD_SEND_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
-	SRD_SRD_SEND_OPS = SRD_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE |
-			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-			   IBV_QP_EX_WITH_RDMA_READ,
+	SRD_RDMA_WRITE_OPS = IBV_QP_EX_WITH_RDMA_WRITE |
+			     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+	SRD_RDMA_READ_OPS = IBV_QP_EX_WITH_RDMA_READ,
 };
 
 /* The data area of an SQ or RQ slot, directly after its header. */
@@ -305,18 +305,38 @@ int srd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
  * wr_complete, so the slots filled meanwhile are never seen by the kernel.
  */
 
-static uint32_t srd_wqe_max_sge(struct srd_qp *qp,
-				const struct srd_send_wqe *wqe)
+static bool srd_wqe_is_rdma(const struct srd_send_wqe *wqe)
 {
 	switch (wqe->opcode) {
 	case SRD_WQE_RDMA_WRITE:
 	case SRD_WQE_RDMA_WRITE_WITH_IMM:
 	case SRD_WQE_RDMA_READ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint32_t srd_wqe_max_sge(struct srd_qp *qp,
+				const struct srd_send_wqe *wqe)
+{
+	if (srd_wqe_is_rdma(wqe))
 		return qp->max_rdma_sge < qp->sq.max_sge ? qp->max_rdma_sge :
 							   qp->sq.max_sge;
-	default:
-		return qp->sq.max_sge;
-	}
+	return qp->sq.max_sge;
+}
+
+/*
+ * The bytes a WQE may move: a send is one message (max_msg_sz, which the
+ * kernel keeps current); an RDMA read or write, which the kernel cuts
+ * into messages, up to max_rdma_size.
+ */
+static uint64_t srd_wqe_max_len(struct srd_qp *qp,
+				const struct srd_send_wqe *wqe)
+{
+	if (srd_wqe_is_rdma(wqe))
+		return qp->max_rdma_size;
+	return srd_qp_max_msg_sz(qp);
 }
 
 /* Checks on the last WQE built that only its end can make. */
@@ -482,7 +502,7 @@ static void srd_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 	}
 	for (i = 0; i < num_sge; i++)
 		len += sg_list[i].length;
-	if (len > srd_qp_max_msg_sz(qp)) {
+	if (len > srd_wqe_max_len(qp, wqe)) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -526,7 +546,7 @@ static void srd_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
 	}
 	for (i = 0; i < num_buf; i++)
 		len += buf_list[i].length;
-	if (len > qp->sq.max_inline || len > srd_qp_max_msg_sz(qp)) {
+	if (len > qp->sq.max_inline || len > srd_wqe_max_len(qp, wqe)) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -577,9 +597,11 @@ static void srd_qp_set_wr_ops(struct ibv_qp_ex *qpx, uint64_t send_ops)
 /*
  * What softsrd takes: UD, and IBV_QPT_DRIVER meaning SRD (which the kernel
  * decides on); both CQs; no SRQ, no create flags; the send opcodes of the
- * QP type.
+ * QP type: on SRD QPs, the RDMA ones that the kernel advertised in
+ * device_caps.
  */
-static int srd_check_qp_attr(struct ibv_qp_init_attr_ex *attr,
+static int srd_check_qp_attr(const struct srd_context *ctx,
+			     struct ibv_qp_init_attr_ex *attr,
 			     uint32_t *driver_qp_type)
 {
 	uint64_t send_ops;
@@ -591,7 +613,11 @@ static int srd_check_qp_attr(struct ibv_qp_init_attr_ex *attr,
 		break;
 	case IBV_QPT_DRIVER:
 		*driver_qp_type = SRD_QP_TYPE_SRD;
-		send_ops = SRD_SRD_SEND_OPS;
+		send_ops = SRD_UD_SEND_OPS;
+		if (ctx->device_caps & SRD_DEVICE_CAP_RDMA_WRITE)
+			send_ops |= SRD_RDMA_WRITE_OPS;
+		if (ctx->device_caps & SRD_DEVICE_CAP_RDMA_READ)
+			send_ops |= SRD_RDMA_READ_OPS;
 		break;
 	default:
 		return EOPNOTSUPP;
@@ -688,7 +714,7 @@ static struct srd_qp *srd_qp_create(struct ibv_context *ibvctx,
 	struct srd_qp *qp;
 	int err;
 
-	err = srd_check_qp_attr(attr, &driver_qp_type);
+	err = srd_check_qp_attr(ctx, attr, &driver_qp_type);
 	if (err) {
 		srd_err(vctx, "unsupported QP attributes (type %d, comp_mask %#x)\n",
 			attr->qp_type, attr->comp_mask);
@@ -728,6 +754,7 @@ static struct srd_qp *srd_qp_create(struct ibv_context *ibvctx,
 	qp->rq.max_sge = attr->cap.max_recv_sge;
 	qp->max_msg_sz = uresp.drv.max_msg_sz;
 	qp->max_rdma_sge = ctx->max_rdma_sge;
+	qp->max_rdma_size = ctx->max_rdma_size;
 	qp->sq_sig_all = attr->sq_sig_all;
 
 	if (comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {

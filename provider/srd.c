@@ -81,7 +81,15 @@ static struct verbs_context *srd_alloc_context(struct ibv_device *ibdev,
 		goto err_free;
 	}
 
-	/* No resp.drv.comp_mask bits are defined yet: unknown ones are ignored. */
+	/*
+	 * The fields of a comp_mask bit are valid only with it; a kernel
+	 * from before them leaves them 0 (and RDMA unsupported).  Unknown
+	 * bits are ignored.
+	 */
+	if (resp.drv.comp_mask & SRD_UCONTEXT_RESP_RDMA) {
+		ctx->device_caps = resp.drv.device_caps;
+		ctx->max_rdma_size = resp.drv.max_rdma_size;
+	}
 	ctx->limits_profile = resp.drv.limits_profile;
 	ctx->max_send_sge = resp.drv.max_send_sge;
 	ctx->max_recv_sge = resp.drv.max_recv_sge;

@@ -33,6 +33,9 @@ struct srd_context {
 	uint32_t max_rdma_sge;
 	uint32_t max_inline_data;
 	uint32_t max_msg_sz;
+	/* 0 unless the kernel set SRD_UCONTEXT_RESP_RDMA. */
+	uint32_t device_caps;		/* enum srd_device_caps */
+	uint32_t max_rdma_size;		/* bytes of one RDMA read or write */
 };
 
 struct srd_pd {
@@ -79,6 +82,7 @@ struct srd_qp {
 	struct srd_wq rq;
 	uint32_t max_msg_sz;		/* bytes one WR may carry */
 	uint32_t max_rdma_sge;		/* SGEs of an RDMA WR (SRD QPs) */
+	uint32_t max_rdma_size;		/* bytes of an RDMA WR (SRD QPs) */
 	bool sq_sig_all;
 
 	/* ibv_wr_*() state, guarded by sq.lock. */

@@ -3,7 +3,8 @@
  * softsrd direct verbs: what libsrd offers beyond libibverbs.
  *
  * Installed as <infiniband/srddv.h>; link with -lsrd (pkg-config libsrd).
- * The symbols are versioned SRD_1.0, but srddv_create_qp_ex (SRD_1.1).
+ * The symbols are versioned SRD_1.0, but srddv_create_qp_ex (SRD_1.1) and
+ * srddv_query_device (SRD_1.2).
  * libsrd.so.1 is also the libibverbs
  * plugin for srd devices (libsrd-rdmav34.so links to it), so a program
  * using these functions and libibverbs shares one copy of the provider.
@@ -61,6 +62,66 @@ struct srddv_ah_attr {
 
 int srddv_query_ah(struct ibv_ah *ah, struct srddv_ah_attr *attr,
 		   uint32_t inlen);
+
+/*
+ * srddv_query_device - what an srd device supports beyond ibv_query_device
+ *
+ *	int srddv_query_device(struct ibv_context *ibvctx,
+ *			       struct srddv_device_attr *attr,
+ *			       uint32_t inlen);
+ *
+ * Fills ATTR, of INLEN bytes (sizeof(*attr) for the caller's version of
+ * this header), for the device of IBVCTX:
+ *
+ *	comp_mask	in: must be 0 (no optional fields are defined);
+ *			out: 0
+ *	max_sq_wr	work requests a QP's send queue may hold
+ *	max_rq_wr	work requests a QP's receive queue may hold
+ *	max_sq_sge	SGEs of a send work request (an RDMA one: also at
+ *			most ibv_device_attr.max_sge_rd)
+ *	max_rq_sge	SGEs of a receive work request
+ *	inline_buf_size	bytes of inline data a send work request may carry
+ *	device_caps	SRDDV_DEVICE_ATTR_CAPS_* bits:
+ *			RDMA_READ	ibv_wr_rdma_read() on SRD QPs
+ *			RDMA_WRITE	ibv_wr_rdma_write() and
+ *					ibv_wr_rdma_write_imm() on SRD QPs
+ *			RNR_RETRY	IBV_QP_RNR_RETRY is honoured
+ *			CQ_WITH_SGID	srddv_wc_read_sgid() works
+ *	max_rdma_size	bytes one RDMA read or write may move (the total
+ *			length of its SGEs); 0 without RDMA
+ *
+ * An SRD QP may ask for the RDMA operations (send_ops_flags of
+ * ibv_create_qp_ex()) only when device_caps has their bit; else the
+ * creation fails with EOPNOTSUPP.  RDMA work requests go through the
+ * ibv_wr_*() API only: ibv_post_send() cannot carry both an address
+ * handle and an rkey, and refuses them with EINVAL.
+ *
+ * Errors: EOPNOTSUPP if IBVCTX is not an srd context; EINVAL if INLEN is
+ * too small for max_rdma_size or comp_mask has a bit set; otherwise what
+ * ibv_query_device() reports.  Bytes of ATTR up to INLEN that this
+ * version does not know are zeroed.
+ */
+enum srddv_device_attr_caps {
+	SRDDV_DEVICE_ATTR_CAPS_RDMA_READ = 1 << 0,
+	SRDDV_DEVICE_ATTR_CAPS_RNR_RETRY = 1 << 1,
+	SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID = 1 << 2,
+	SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE = 1 << 3,
+};
+
+struct srddv_device_attr {
+	uint64_t comp_mask;
+	uint32_t max_sq_wr;
+	uint32_t max_rq_wr;
+	uint16_t max_sq_sge;
+	uint16_t max_rq_sge;
+	uint16_t inline_buf_size;
+	uint8_t reserved[2];
+	uint32_t device_caps;
+	uint32_t max_rdma_size;
+};
+
+int srddv_query_device(struct ibv_context *ibvctx,
+		       struct srddv_device_attr *attr, uint32_t inlen);
 
 /*
  * srddv_wc_read_sgid - the source GID of the current receive completion

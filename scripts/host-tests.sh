@@ -18,7 +18,7 @@ t() { tests+=("$1"); }
 # --- the uapi contract -------------------------------------------------
 t test_uapi_header_standalone_c
 test_uapi_header_standalone_c() {
-	printf '#include <rdma/srd-abi.h>\nint main(void) { return sizeof(struct srd_alloc_ucontext_resp) != 32; }\n' >"$tmp/u.c"
+	printf '#include <rdma/srd-abi.h>\nint main(void) { return sizeof(struct srd_alloc_ucontext_resp) != 40; }\n' >"$tmp/u.c"
 	gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$TOP/uapi" -o "$tmp/u" "$tmp/u.c" && "$tmp/u"
 }
 
@@ -67,13 +67,14 @@ test_provider_binds_private_abi_34() {
 		ls -l "$BUILD/provider" | sed 's/^/# /'
 		return 1
 	}
-	# It exports the direct verbs of srddv.h, versioned SRD_1.0 and
-	# SRD_1.1, and nothing else (the plugin registers itself from a
+	# It exports the direct verbs of srddv.h, versioned SRD_1.0, SRD_1.1
+	# and SRD_1.2, and nothing else (the plugin registers itself from a
 	# constructor).
 	got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort)
 	want=$(printf '%s\n' SRD_1.0 srddv_is_srd_device@@SRD_1.0 \
 		srddv_query_ah@@SRD_1.0 srddv_wc_read_sgid@@SRD_1.0 \
-		SRD_1.1 srddv_create_qp_ex@@SRD_1.1 | sort)
+		SRD_1.1 srddv_create_qp_ex@@SRD_1.1 \
+		SRD_1.2 srddv_query_device@@SRD_1.2 | sort)
 	[ "$got" = "$want" ] || {
 		diff <(echo "$want") <(echo "$got") | sed 's/^/# /'
 		return 1
