@@ -53,8 +53,11 @@ deps:
 	@$(TOP)/scripts/install-deps.sh
 else
 
-# Target kernels: every kernel with a kbuild tree, unless KVER is given.
-KVERS := $(if $(KVER),$(KVER),$(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))))
+# Target kernels: every kernel with a kbuild tree, unless KVER is given;
+# KVER may be short (6.12 for 6.12.117+deb12-amd64), as vm-run.sh's.
+ALL_KVERS := $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
+KVERS := $(if $(KVER),$(or $(filter $(KVER),$(ALL_KVERS)),$(firstword \
+	$(filter $(KVER).% $(KVER)-% $(KVER)+%,$(ALL_KVERS))),$(KVER)),$(ALL_KVERS))
 
 all: modules provider selftests
 
