@@ -30,7 +30,7 @@ void srd_config_default(struct srd_config *c)
 	c->rto_min_us = 200;
 	c->rto_max_us = 250000;
 	c->rto_retries_max = 12;
-	c->rto_floor_max_us = 20000;
+	c->rto_floor_max_us = 5000;
 	c->reorder_pkts = 64;
 	c->reorder_slack_us = 20;
 	c->ack_every_pkts = 2;
@@ -38,7 +38,12 @@ void srd_config_default(struct srd_config *c)
 	c->cwnd_init_pkts = 16;
 	c->cwnd_min_pkts = 1;
 	c->cwnd_max_pkts = 512;
-	c->cc_target_queue_us = 50;
+	/*
+	 * Above the noise of software paths (virtual machines, TCG, busy
+	 * hosts: hundreds of microseconds of jitter), or the window reads
+	 * that noise as a queue and sits at its floor.
+	 */
+	c->cc_target_queue_us = 500;
 	c->cc_ai_pkts = 1;
 	c->cc_beta_pct = 80;
 	c->cc_max_mdf_pct = 50;

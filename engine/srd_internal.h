@@ -315,6 +315,7 @@ struct srd_retx {
 };
 
 #define SRD_RETIRED_EPOCHS	4
+#define SRD_TLP_MAX		2	/* tail loss probes before the RTO */
 
 struct srd_engine {
 	struct srd_config cfg;
@@ -357,7 +358,7 @@ struct srd_peer {
 	uint32_t largest_acked;
 	uint64_t loss_deadline_us;
 	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
-	bool tlp_out;			/* a probe sent since then */
+	uint32_t tlp_sent;		/* probes sent since then */
 	struct srd_retx *retx;		/* tx_window_pkts */
 	uint32_t retx_head, retx_tail;
 

@@ -238,7 +238,7 @@ void srd_tx_reset_packets(struct srd_peer *peer)
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
 	peer->retx_head = peer->retx_tail = 0;
 	peer->rto_backoff = 0;
-	peer->tlp_out = false;
+	peer->tlp_sent = 0;
 	for (i = 0; i < peer->eng->cfg.n_paths; i++)
 		peer->paths[i].probe_in_flight = false;
 }
@@ -714,7 +714,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	if (newly) {
 		peer->rto_backoff = 0;
 		peer->tlp_base_us = now_us;
-		peer->tlp_out = false;
+		peer->tlp_sent = 0;
 		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
 			      sample ? sample : peer->rtt.srtt_us, now_us);
 	}
@@ -811,7 +811,7 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 		}
 	}
 	advance_una(peer);
-	peer->tlp_out = false;
+	peer->tlp_sent = 0;
 	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
 	if (++peer->rto_backoff > cfg->rto_retries_max) {
 		peer->ctr.peer_unreachable++;
@@ -826,14 +826,17 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
  * lost (a dead path, in the other direction), or the tail itself; either
  * way the sender would sit until the RTO.  Send the newest in-flight
  * segment once more, on another path, beyond the window: the receiver
- * ACKs it at once, with all it has.  One probe per ACK progress.
+ * ACKs it at once, with all it has.  At most SRD_TLP_MAX probes per ACK
+ * progress: the ACK of the first may be lost as well.
  */
 static uint64_t tlp_deadline(const struct srd_peer *peer)
 {
-	if (!peer->inflight || peer->tlp_out || !peer->rtt.srtt_us)
+	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX ||
+	    !peer->rtt.srtt_us)
 		return SRD_NO_DEADLINE;
-	return peer->tlp_base_us + 2ull * peer->rtt.srtt_us +
-	       peer->eng->cfg.ack_delay_us;
+	/* The second probe two RTTs after the first. */
+	return peer->tlp_base_us + (2ull + 2 * peer->tlp_sent) *
+	       peer->rtt.srtt_us + peer->eng->cfg.ack_delay_us;
 }
 
 static void send_tlp(struct srd_peer *peer, uint64_t now_us)
@@ -842,7 +845,7 @@ static void send_tlp(struct srd_peer *peer, uint64_t now_us)
 	struct srd_tx_msg *m;
 	uint32_t psn;
 
-	peer->tlp_out = true;
+	peer->tlp_sent++;
 	if (peer->ring[peer->snd_nxt & ring_mask(peer)].in_use)
 		return;
 	for (psn = peer->snd_nxt; psn != peer->snd_una; ) {

@@ -631,6 +631,7 @@ static void test_cc_window(void)
 	uint32_t w0, i;
 
 	srd_config_default(&c);
+	c.cc_target_queue_us = 50;	/* the figures below assume it */
 	srd_rtt_init(&r, &c);
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
