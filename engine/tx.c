@@ -797,15 +797,20 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 static void on_rto(struct srd_peer *peer, uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
-	uint32_t rto = srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff);
 	struct srd_tx_pkt *e;
 	bool oldest = true;
 	uint32_t psn;
 
+	/*
+	 * Everything in flight is lost, not only what is older than the
+	 * RTO: packets sent microseconds apart would otherwise expire one
+	 * RTO each, and once the backoff reaches rto_max_us those come back
+	 * to back, spending the retry budget in a moment.
+	 */
 	peer->ctr.rto_expired++;
 	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
 		e = &peer->ring[psn & ring_mask(peer)];
-		if (e->in_use && e->psn == psn && now_us >= e->sent_us + rto) {
+		if (e->in_use && e->psn == psn) {
 			declare_lost(peer, e, true, oldest, now_us);
 			oldest = false;
 		}

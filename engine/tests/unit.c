@@ -1510,6 +1510,41 @@ static void test_tail_ack_lost_probe(void)
 	pair_free(pr);
 }
 
+static bool drop_until(struct pair *pr, struct qpkt *q, void *arg)
+{
+	(void)q;
+	return pr->now < *(uint64_t *)arg;
+}
+
+/*
+ * 300 ms of total loss is well within the retry budget (about a second
+ * at the smallest RTO).  It used to run out: an RTO lost only the packets
+ * older than itself, so packets sent microseconds apart expired one RTO
+ * each, back to back once the backoff reached rto_max_us.
+ */
+static void test_outage_300ms_within_budget(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	uint64_t until;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		send_one(pr, 0, 16384, i, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	for (i = 0; i < 20; i++)
+		send_one(pr, 0, 16384, 100 + i, 7);
+	until = pr->now + 300000;
+	pair_run(pr, pr->now + 10000000, false, drop_until, &until);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 40 &&
+	      ectr(pr->n[0]->eng)->peer_unreachable == 0,
+	      "all delivered, no unreachable peer: ok %d unresp %d, %llu RTOs",
+	      pr->n[0]->sends_done[SRD_COMP_OK],
+	      pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE],
+	      (unsigned long long)ectr(pr->n[0]->eng)->rto_expired);
+	pair_free(pr);
+}
+
 static void test_config_validate(void)
 {
 	struct srd_config c;
@@ -1555,6 +1590,7 @@ static const struct test tests[] = {
 	{ "rdma_under_loss", test_rdma_under_loss },
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
+	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
 	{ "config_validate", test_config_validate },
 };
 
