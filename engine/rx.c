@@ -69,13 +69,27 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 }
 
 /*
+ * How many copies of a tail ACK: two, on two paths, but only while the
+ * sender has lately resent data we had (its ACK was lost or late, in
+ * the last SRD_ACK_LOSS_MEMORY_US): a clean network, or small messages
+ * that are all tails, pay nothing for it.
+ */
+#define SRD_ACK_LOSS_MEMORY_US	1000000
+
+static uint32_t tail_ack_copies(const struct srd_peer *peer, uint64_t now_us)
+{
+	return peer->eng->cfg.n_paths > 1 && peer->ack_loss_seen &&
+	       now_us - peer->ack_loss_us < SRD_ACK_LOSS_MEMORY_US ? 2 : 1;
+}
+
+/*
  * The delayed ACK is due: nothing arrived since, so this ACK may be the
  * last the sender gets for a while (a window's tail).  Two copies, on
  * two paths, as for ACK_NOW.
  */
 void srd_rx_send_delayed_ack(struct srd_peer *peer, uint64_t now_us)
 {
-	send_ack(peer, now_us, peer->eng->cfg.n_paths > 1 ? 2 : 1);
+	send_ack(peer, now_us, tail_ack_copies(peer, now_us));
 }
 
 void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
@@ -152,10 +166,12 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	if (v == SRD_RXD_DUPLICATE && r != SRD_RCV_DUPLICATE) {
 		peer->ack_dup = true;
 		peer->ack_dup_psn = p->psn;
+		peer->ack_loss_seen = true;
+		peer->ack_loss_us = now_us;
 	}
 	peer->ack_pending++;
 	if (p->flags & SRD_WF_DATA_ACK_NOW)
-		send_ack(peer, now_us, cfg->n_paths > 1 ? 2 : 1);
+		send_ack(peer, now_us, tail_ack_copies(peer, now_us));
 	else if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
 		 peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
 		srd_rx_send_ack(peer, now_us);

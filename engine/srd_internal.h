@@ -378,6 +378,8 @@ struct srd_peer {
 	uint32_t ack_pending;		/* accepted packets not yet ACKed */
 	bool ack_dup;			/* the next ACK names ack_dup_psn */
 	uint32_t ack_dup_psn;
+	bool ack_loss_seen;		/* data we had came again, at: */
+	uint64_t ack_loss_us;
 	uint64_t ack_due_us;
 	struct srd_rx_slot *rx_slots;	/* msg_window, by msg_id */
 	bool rx_base_valid;

@@ -1508,6 +1508,18 @@ static void test_tail_ack_lost_probe(void)
 	CHECK(ectr(a->eng)->spurious_retransmits == 0,
 	      "a probe's duplicate is not a needless retransmission");
 	pair_free(pr);
+
+	/* A clean network: one ACK per one-packet message, no copies. */
+	pr = pair_new(&c);
+	for (drop = 0; drop < 10; drop++) {
+		send_one(pr, 0, 64, drop, 7);
+		pair_run(pr, pr->now + 100000, false, no_drop, NULL);
+	}
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 10 &&
+	      ectr(pr->n[1]->eng)->acks_sent == 10,
+	      "10 messages, %llu ACKs",
+	      (unsigned long long)ectr(pr->n[1]->eng)->acks_sent);
+	pair_free(pr);
 }
 
 static bool drop_until(struct pair *pr, struct qpkt *q, void *arg)
