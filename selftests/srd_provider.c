@@ -411,6 +411,83 @@ static void test_direct_verbs(void)
 	srd_drain(A.rcq);
 }
 
+/* srddv_create_qp_ex: each documented refusal, and what it accepts. */
+static void dv_qp_expect(const char *what, struct ibv_qp *qp, int err)
+{
+	int e = errno;
+
+	if (err) {
+		ksft_check(!qp && e == err, "srddv_create_qp_ex, %s: %s (saw %s, errno %d)",
+			   what, strerror(err), qp ? "a QP" : "no QP", e);
+	} else {
+		ksft_check(qp && qp->qp_type == IBV_QPT_DRIVER,
+			   "srddv_create_qp_ex, %s: an IBV_QPT_DRIVER QP (errno %d)",
+			   what, qp ? 0 : e);
+	}
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static void test_dv_create_qp_ex(void)
+{
+	struct { struct srddv_qp_init_attr s; uint8_t more[8]; } big;
+	struct srddv_qp_init_attr s;
+	struct ibv_qp_init_attr_ex a;
+
+#define DV_RESET() do {							\
+	memset(&a, 0, sizeof(a));					\
+	a.qp_type = IBV_QPT_DRIVER;					\
+	a.send_cq = A.scq;						\
+	a.recv_cq = A.rcq;						\
+	a.cap.max_send_wr = a.cap.max_recv_wr = 4;			\
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;			\
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;				\
+	a.pd = A.pd;							\
+	memset(&s, 0, sizeof(s));					\
+	memset(&big, 0, sizeof(big));					\
+} while (0)
+
+	DV_RESET();
+	dv_qp_expect("plain", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), 0);
+	DV_RESET();
+	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	dv_qp_expect("with send_ops_flags", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), 0);
+	DV_RESET();
+	dv_qp_expect("inlen up to driver_qp_type", srddv_create_qp_ex(A.ctx, &a, &s, 12), 0);
+	DV_RESET();
+	dv_qp_expect("a larger struct, zero tail",
+		     srddv_create_qp_ex(A.ctx, &a, &big.s, sizeof(big)), 0);
+	DV_RESET();
+	a.qp_type = IBV_QPT_UD;
+	dv_qp_expect("qp_type UD", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EINVAL);
+	DV_RESET();
+	dv_qp_expect("inlen 8", srddv_create_qp_ex(A.ctx, &a, &s, 8), EINVAL);
+	DV_RESET();
+	s.comp_mask = 1;
+	dv_qp_expect("comp_mask 1", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EINVAL);
+	DV_RESET();
+	s.reserved[3] = 1;
+	dv_qp_expect("a reserved byte set", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EINVAL);
+	DV_RESET();
+	s.driver_qp_type = 1;
+	dv_qp_expect("driver_qp_type 1", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)),
+		     EOPNOTSUPP);
+	DV_RESET();
+	big.more[5] = 1;
+	dv_qp_expect("a larger struct, non-zero tail",
+		     srddv_create_qp_ex(A.ctx, &a, &big.s, sizeof(big)), EINVAL);
+	DV_RESET();
+	dv_qp_expect("NULL srd_attr", srddv_create_qp_ex(A.ctx, &a, NULL, sizeof(s)), EINVAL);
+	DV_RESET();
+	dv_qp_expect("NULL context", srddv_create_qp_ex(NULL, &a, &s, sizeof(s)), EOPNOTSUPP);
+	DV_RESET();
+	a.cap.max_send_wr = 1 << 30;
+	dv_qp_expect("caps the kernel refuses", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)),
+		     EINVAL);
+#undef DV_RESET
+}
+
 /* --- threads ------------------------------------------------------------- */
 
 #define MT_SENDERS	4
@@ -705,6 +782,7 @@ int main(int argc, char **argv)
 	test_send_validation();
 	test_wr_api_errors();
 	test_direct_verbs();
+	test_dv_create_qp_ex();
 	test_threads();
 
 	ibv_destroy_ah(ah_ab);
