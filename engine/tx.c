@@ -266,6 +266,17 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
 	srd_peer_update_deadline(peer);
 }
 
+/* Posted, not yet given a message id: wait in order for the window. */
+static void pending_append(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	if (peer->pending_tail)
+		peer->pending_tail->next = m;
+	else
+		peer->pending_head = m;
+	peer->pending_tail = m;
+	peer->pending_count++;
+}
+
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
@@ -292,12 +303,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 	m = srd_tx_msg_alloc(peer, req);
 	if (!m)
 		return SRD_SEND_NOMEM;
-	if (peer->pending_tail)
-		peer->pending_tail->next = m;
-	else
-		peer->pending_head = m;
-	peer->pending_tail = m;
-	peer->pending_count++;
+	pending_append(peer, m);
 	if (peer->state == SRD_PEER_PROBING &&
 	    peer->hello_due_us == SRD_NO_DEADLINE) {
 		peer->hello_tries = 0;
@@ -333,12 +339,7 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 		return false;
 	m->req_msg_id = req->msg_id;
 	m->req_attempt = req->attempt;
-	if (peer->pending_tail)
-		peer->pending_tail->next = m;
-	else
-		peer->pending_head = m;
-	peer->pending_tail = m;
-	peer->pending_count++;
+	pending_append(peer, m);
 	return true;
 }
 

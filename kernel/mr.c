@@ -139,32 +139,30 @@ int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/* Find an MR by lkey and take a reference.  Any context. */
-struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey)
+/* The live MR under @key in @keys, with a reference.  Any context. */
+static struct srd_mr *srd_mr_lookup(struct xarray *keys, u32 key)
 {
 	struct srd_mr *mr;
 	unsigned long flags;
 
-	xa_lock_irqsave(&sdev->mrs_by_lkey, flags);
-	mr = xa_load(&sdev->mrs_by_lkey, lkey);
+	xa_lock_irqsave(keys, flags);
+	mr = xa_load(keys, key);
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
-	xa_unlock_irqrestore(&sdev->mrs_by_lkey, flags);
+	xa_unlock_irqrestore(keys, flags);
 	return mr;
+}
+
+/* Find an MR by lkey and take a reference.  Any context. */
+struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey)
+{
+	return srd_mr_lookup(&sdev->mrs_by_lkey, lkey);
 }
 
 /* Find an MR by rkey and take a reference.  Any context. */
 struct srd_mr *srd_mr_get_rkey(struct srd_dev *sdev, u32 rkey)
 {
-	struct srd_mr *mr;
-	unsigned long flags;
-
-	xa_lock_irqsave(&sdev->mrs_by_rkey, flags);
-	mr = xa_load(&sdev->mrs_by_rkey, rkey);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	xa_unlock_irqrestore(&sdev->mrs_by_rkey, flags);
-	return mr;
+	return srd_mr_lookup(&sdev->mrs_by_rkey, rkey);
 }
 
 /*
