@@ -1557,6 +1557,49 @@ static void test_outage_300ms_within_budget(void)
 	pair_free(pr);
 }
 
+/*
+ * An RTO blames only the path of the oldest packet (the others' paths did
+ * nothing known to be wrong), and spurious RTOs raise the RTO floor no
+ * higher than rto_floor_max_us.
+ */
+static void test_rto_blame_and_floor_cap(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_peer *p = pr->n[0]->peer;
+	uint64_t tmo0 = 0, tmo1 = 0, tx0[4], used = 0;
+	struct srd_rtt r;
+	int i;
+
+	send_one(pr, 0, 100, 1, 7);		/* the handshake, an RTT */
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	for (i = 0; i < 4; i++) {
+		tmo0 += p->paths[i].timeouts;
+		tx0[i] = p->paths[i].tx_pkts;
+	}
+	send_one(pr, 0, 6 * 1024, 2, 7);	/* six packets, on every path */
+	for (i = 0; i < 200000 && !ectr(pr->n[0]->eng)->rto_expired; i++) {
+		pair_run(pr, pr->now + 10, false, drop_all_data, NULL);
+		pr->now += 10;
+		fire_timers(pr);
+	}
+	for (i = 0; i < 4; i++) {
+		tmo1 += p->paths[i].timeouts;
+		used += p->paths[i].tx_pkts > tx0[i];
+	}
+	CHECK(ectr(pr->n[0]->eng)->rto_expired == 1 && used >= 2 && tmo1 - tmo0 == 1,
+	      "one RTO over %llu paths in flight blames one: %llu timeouts",
+	      (unsigned long long)used, (unsigned long long)(tmo1 - tmo0));
+	pair_free(pr);
+
+	srd_rtt_init(&r, &c);
+	srd_rtt_sample(&r, &c, 100, 1);
+	for (i = 0; i < 20; i++)
+		srd_rtt_spurious_rto(&r, &c);
+	CHECK(r.floor_us == c.rto_floor_max_us && r.rto_us == c.rto_floor_max_us,
+	      "the floor stops at %u us: %u", c.rto_floor_max_us, r.floor_us);
+}
+
 static void test_config_validate(void)
 {
 	struct srd_config c;
@@ -1603,6 +1646,7 @@ static const struct test tests[] = {
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
 	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
+	{ "rto_blame_and_floor_cap", test_rto_blame_and_floor_cap },
 	{ "config_validate", test_config_validate },
 };
 
