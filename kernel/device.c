@@ -297,6 +297,13 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	srd_gid_init(sdev);
+	/*
+	 * The ops first: ib_dealloc_device() undoes the above through
+	 * srd_dealloc_driver only once they are set, and every failure
+	 * below goes there (without it, a refused "rdma link add" leaked
+	 * its hold on the netdev, which then could never unregister).
+	 */
+	ib_set_device_ops(&sdev->ibdev, &srd_dev_ops);
 
 	err = srd_net_get(dev_net(ndev), &sdev->snet);
 	if (err) {
@@ -316,7 +323,6 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	srd_node_guid(sdev, ndev);
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(&sdev->ibdev, &srd_dev_ops);
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
 	if (err)

@@ -17,7 +17,8 @@
 #
 # CMD's output is streamed.  The exit status is CMD's, except that the run
 # fails when the guest kernel logged an Oops, BUG, WARNING, general
-# protection fault, soft lockup, hung task or panic (the log is printed),
+# protection fault, soft lockup, hung task, panic or a netdev that cannot
+# unregister for references left on it (the log is printed),
 # when it never reported a status (crash), or when --timeout (default 600)
 # seconds pass.
 #
@@ -225,7 +226,7 @@ timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" </dev/null || status=$?
 rc=
 [ -f "$out/rc" ] && rc=$(cat "$out/rc")
 
-bad='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption'
+bad='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|unregister_netdevice: waiting for'
 if [ -f "$out/kmsg.log" ] && grep -Eq "$bad" "$out/kmsg.log"; then
 	echo "vm-run: FAIL: the guest kernel ($kver) logged a problem:" >&2
 	grep -E -A 30 "$bad" "$out/kmsg.log" | head -120 >&2

@@ -10,7 +10,8 @@
 # each time checked against the links' packet counters in r1, the
 # device's srd_tx_data_pkts and the per-path lines in debugfs.  Then
 # n_paths 0 and 129, and an rto_min_us above the RTO's maximum, make
-# `rdma link add` fail with EINVAL and a kernel log line saying why.
+# `rdma link add` fail with EINVAL and a kernel log line saying why, and
+# leave no hold on the netdev (deleting it completes).
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -153,5 +154,12 @@ srd_link_gone "$DEV_A" || fail "$DEV_A exists after the failed adds"
 # And with sane values again, the device comes back.
 ecmp_add_srd
 echo "ok: the device is made again with sane parameters"
+# A refused add must leave no hold on the netdev: with one, deleting it
+# waits forever ("unregister_netdevice: waiting for va to become free").
+# Deleting it takes the device with it.
+pp timeout 60 ip -n "$NS_A" link del va ||
+	fail "deleting va did not complete: a refused rdma link add kept a hold on it"
+wait_for "$DEV_A gone with its netdev" 10 srd_link_gone "$DEV_A"
+echo "ok: va is deleted: the refused adds left no hold on it"
 dmesg_clean "srd_spray"
 exit $KSFT_PASS
