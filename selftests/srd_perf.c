@@ -2,10 +2,10 @@
 /*
  * srd_perf: bandwidth and latency of SRD QPs, with every byte checked.
  *
- *   srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]              server
+ *   srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-E]         server
  *   srd_perf [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]
  *            [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]
- *            [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] SERVER_ADDR  client
+ *            [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] [-E] SERVER_ADDR  client
  *
  *   -d DEV      the device (default: the first srd device with a GID of an
  *               address of this network namespace, else the first srd device)
@@ -25,6 +25,9 @@
  *   -e          errors expected: report error completions, do not fail on
  *               them (corruption, duplicates and missing messages still fail)
  *   -x          post with ibv_wr_*() instead of ibv_post_send()
+ *   -E          sleep on a completion channel when there is nothing to do
+ *               (ibv_req_notify_cq, ibv_get_cq_event), as perftest's -e;
+ *               else busy-poll the CQs.  Either side may give it.
  *
  * The client decides everything and tells the server over TCP, which may
  * run over another link than the RDMA traffic.  Each side sends its GID and
@@ -87,6 +90,7 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -131,7 +135,7 @@
 enum { DIR_REQ = 1, DIR_REP = 2 };
 enum { MODE_BW, MODE_LAT };
 enum { F_IMM = 1, F_EXPECT_ERR = 2, F_WR_API = 4, F_UD = 8, F_WRITE = 16,
-       F_READ = 32 };
+       F_READ = 32, F_EVENTS = 64 };
 enum { OP_SEND, OP_WRITE, OP_READ };
 static const char *const op_names[] = { "send", "write", "read" };
 /* RDMA write: what a client slot's last write did, for the server's check. */
@@ -202,6 +206,8 @@ struct perf {
 	int gid_index;
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_comp_channel *chan;	/* -E: both CQs report here */
+	bool armed;			/* both CQs asked for their next event */
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
 	uint8_t *buf;
@@ -880,11 +886,21 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0));
 	if (!p->mr)
 		die(p, "ibv_reg_mr of %zu bytes: %s", p->buf_len, strerror(errno));
-	p->scq = ibv_create_cq(p->ctx, cqe_s ? cqe_s : 1, NULL, NULL, 0);
-	p->rcq = ibv_create_cq(p->ctx, cqe_r ? cqe_r : 1, NULL, NULL, 0);
+	if (p->o.flags & F_EVENTS) {
+		p->chan = ibv_create_comp_channel(p->ctx);
+		if (!p->chan)
+			die(p, "ibv_create_comp_channel: %s", strerror(errno));
+		if (fcntl(p->chan->fd, F_SETFL,
+			  fcntl(p->chan->fd, F_GETFL) | O_NONBLOCK))
+			die(p, "O_NONBLOCK on the completion channel: %s",
+			    strerror(errno));
+	}
+	p->scq = ibv_create_cq(p->ctx, cqe_s ? cqe_s : 1, NULL, p->chan, 0);
+	p->rcq = ibv_create_cq(p->ctx, cqe_r ? cqe_r : 1, NULL, p->chan, 0);
 	if (!p->scq || !p->rcq)
 		die(p, "ibv_create_cq of %u and %u entries: %s", cqe_s, cqe_r,
 		    strerror(errno));
+	p->armed = false;
 
 	p->qps = zalloc(p, p->nqps * sizeof(*p->qps));
 	for (i = 0, m = p->buf; i < p->nqps; i++, m += per_qp) {
@@ -955,6 +971,9 @@ static void perf_cleanup(struct perf *p)
 		ibv_destroy_cq(p->scq);
 	if (p->rcq)
 		ibv_destroy_cq(p->rcq);
+	if (p->chan)
+		ibv_destroy_comp_channel(p->chan);
+	p->chan = NULL;
 	if (p->pd)
 		ibv_dealloc_pd(p->pd);
 	if (p->ctx)
@@ -1107,6 +1126,40 @@ static void read_check(struct perf *p, struct perf_qp *q, uint32_t s,
 }
 
 /*
+ * -E: nothing to do.  The first idle pass asks both CQs for their next
+ * event and returns, so that the caller polls them once more (a
+ * completion that came before the request raises no event); the next
+ * sleeps on the channel, and on @fd too when it is not -1, for at most
+ * @ms.  Events are acked as they come.  Without -E, returns at once:
+ * the caller spins.
+ */
+static void cq_sleep(struct perf *p, int fd, int ms)
+{
+	struct pollfd pfd[2];
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!p->chan)
+		return;
+	if (!p->armed) {
+		if (ibv_req_notify_cq(p->scq, 0) || ibv_req_notify_cq(p->rcq, 0))
+			die(p, "ibv_req_notify_cq: %s", strerror(errno));
+		p->armed = true;
+		return;
+	}
+	pfd[0] = (struct pollfd){ .fd = p->chan->fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(pfd, fd < 0 ? 1 : 2, ms) < 0 && errno != EINTR)
+		die(p, "poll: %s", strerror(errno));
+	while (!ibv_get_cq_event(p->chan, &cq, &ctx)) {
+		ibv_ack_cq_events(cq, 1);
+		p->armed = false;
+	}
+	if (errno != EAGAIN)
+		die(p, "ibv_get_cq_event: %s", strerror(errno));
+}
+
+/*
  * Send completions: slots back, successes in the ok bitmap.  RDMA: a
  * write's outcome kept per slot, a read's bytes checked.
  */
@@ -1218,6 +1271,8 @@ static void reply(struct perf *p, struct perf_qp *q, uint32_t seq)
 		else if (stalled(p, last))
 			die(p, "no send completion on QP %u for %u s", q->idx,
 			    p->o.stall_s);
+		else
+			cq_sleep(p, -1, 100);
 	}
 	while (!q->dead && !tx_post(p, q, seq, 1)) {
 		if (tx_poll(p, false))
@@ -1313,6 +1368,8 @@ static void tx_drain(struct perf *p)
 		else if (stalled(p, last))
 			die(p, "sends in flight got no completion for %u s",
 			    p->o.stall_s);
+		else
+			cq_sleep(p, -1, 100);
 	}
 }
 
@@ -1582,6 +1639,8 @@ static double run_bw(struct perf *p, uint64_t *t_first, uint64_t *t_last,
 			last = now_ns();
 		else if (stalled(p, last))
 			die_stalled(p);
+		else
+			cq_sleep(p, -1, 100);
 	} while (!done);
 	getrusage(RUSAGE_SELF, &r1);
 	return r1.ru_utime.tv_sec - r0.ru_utime.tv_sec +
@@ -1634,6 +1693,8 @@ static void run_lat(struct perf *p)
 			last = now_ns();
 		else if (stalled(p, last))
 			die_stalled(p);
+		else
+			cq_sleep(p, -1, 100);
 	} while (!done);
 	tx_drain(p);
 }
@@ -2023,7 +2084,9 @@ static void server(struct perf *p)
 		if (busy && ++spins % 64)
 			continue;
 		idle = now_ns() - last;
-		if (!sock_readable(p, idle > 50000000 ? 1 : 0)) {
+		if (!busy)
+			cq_sleep(p, p->sock, 100);
+		if (!sock_readable(p, !p->chan && idle > 50000000 ? 1 : 0)) {
 			if (stalled(p, last))
 				die(p, "no completion and no word from the client for %u s",
 				    p->o.stall_s);
@@ -2063,10 +2126,10 @@ static void server(struct perf *p)
 static void __attribute__((noreturn)) usage(const char *argv0, int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS]\n"
+		"usage: %s -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-E]\n"
 		"       %s [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]\n"
 		"          [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]\n"
-		"          [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] SERVER_ADDR\n"
+		"          [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] [-E] SERVER_ADDR\n"
 		"  -S         be the server (serves one client, then exits)\n"
 		"  -d DEV     device (default: the first srd device)\n"
 		"  -g GIDX    GID index (default: the first IPv4-mapped GID)\n"
@@ -2083,7 +2146,8 @@ static void __attribute__((noreturn)) usage(const char *argv0, int status)
 		"  -r RNR     rnr_retry of the client QPs, 0-7 (default 7: forever)\n"
 		"  -I         SEND_WITH_IMM, the immediate being the sequence number\n"
 		"  -e         error completions are expected: report, do not fail\n"
-		"  -x         post with the ibv_wr_*() API\n",
+		"  -x         post with the ibv_wr_*() API\n"
+		"  -E         sleep on a completion channel when idle (default: spin)\n",
 		argv0, argv0, PERF_PORT, PERF_MAX_QPS);
 	exit(status);
 }
@@ -2128,7 +2192,7 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 	*o = (struct perf_opts){ .gidx = -1, .port = PERF_PORT, .stall_s = 60,
 				 .nqps = 1, .depth = 16, .iters = 1000, .rnr = 7 };
 	parse_sizes(o, defsize);
-	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:o:s:q:D:n:T:r:IexUh")) != -1) {
+	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:o:s:q:D:n:T:r:IexEUh")) != -1) {
 		switch (opt) {
 		case 'S': o->server = true; break;
 		case 'd': o->dev = optarg; break;
@@ -2156,6 +2220,7 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 		case 'I': o->flags |= F_IMM; break;
 		case 'e': o->flags |= F_EXPECT_ERR; break;
 		case 'x': o->flags |= F_WR_API; break;
+		case 'E': o->flags |= F_EVENTS; break;
 		case 'U': o->flags |= F_UD; break;	/* testing without SRD */
 		case 'h': usage(argv[0], 0);
 		default: usage(argv[0], 1);
