@@ -17,6 +17,13 @@
  *  - kp->lock (BH) serialises every engine call for the peer.  Upcalls run
  *    under it.  Order: sq_mutex, then kp->lock, then a QP's rq_lock, then
  *    a CQ's lock.
+ *  - Packets are built under kp->lock (their payload is gathered from
+ *    the message there) but sent after it is dropped: the engine's
+ *    transmit queues them on kp->txq, and whoever drops the lock sends
+ *    what is queued (srd_kpeer_unlock), still with BH off.  So a doorbell
+ *    does not wait for a softirq's ACK to cross the IP stack and the NIC,
+ *    nor the softirq for the doorbell's data; a vCPU descheduled while
+ *    sending holds no lock.  kp->txq is empty whenever kp->lock is free.
  *  - kp->dead is set under kp->lock at teardown; the timer then does
  *    nothing and is cancelled for good.
  */
@@ -70,9 +77,11 @@ struct srd_kpeer {
 
 	spinlock_t lock;
 	bool dead;
+	struct sk_buff_head txq;	/* built under lock, to send after it */
 	struct srd_peer *peer;		/* the engine's */
 	struct hrtimer timer;
-	u64 deadline_us;
+	u64 deadline_us;		/* the engine's next deadline */
+	u64 armed_us;			/* when the queued timer fires */
 };
 
 struct srd_transport {
@@ -87,6 +96,52 @@ struct srd_transport {
 };
 
 static struct dentry *srd_debugfs_root;
+
+/* What a queued packet still needs: its UDP source port (the path). */
+struct srd_tx_cb {
+	u16 src_port;
+};
+
+static struct srd_tx_cb *srd_tx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct srd_tx_cb) > sizeof(skb->cb));
+	return (struct srd_tx_cb *)skb->cb;
+}
+
+/*
+ * Drop kp->lock, taken with spin_lock_bh() (or with spin_lock() in
+ * softirq context), and send what the engine queued under it, in order.
+ * BH stays off until the packets are on their way, as when they were
+ * sent under the lock.
+ */
+static void srd_kpeer_unlock(struct srd_kpeer *kp)
+	__releases(&kp->lock)
+{
+	struct srd_dev *sdev = kp->tp->sdev;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	int err;
+
+	__skb_queue_head_init(&q);
+	skb_queue_splice_init(&kp->txq, &q);
+	spin_unlock(&kp->lock);
+	while ((skb = __skb_dequeue(&q))) {
+		err = srd_xmit(sdev, skb, &kp->sgid, &kp->dgid,
+			       srd_tx_cb(skb)->src_port);
+		if (err) {
+			srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+			ibdev_dbg_ratelimited(&sdev->ibdev, "SRD send to %pI6 failed: %d\n",
+					      kp->dgid.raw, err);
+		}
+	}
+}
+
+static void srd_kpeer_unlock_bh(struct srd_kpeer *kp)
+	__releases(&kp->lock)
+{
+	srd_kpeer_unlock(kp);
+	local_bh_enable();
+}
 
 /* --- the OS services the engine asks for ------------------------------ */
 
@@ -112,23 +167,23 @@ static void srd_os_free(void *os, void *ptr, size_t bytes)
 }
 
 /*
- * Under kp->lock.  The callback takes kp->lock too, so a running callback
- * cannot be waited for here: hrtimer_try_to_cancel() leaves it to run,
- * and the engine treats an early srd_peer_on_timer() as a no-op.
+ * Under kp->lock.  Lazy: a timer already queued to fire no later than
+ * @deadline_us stays as it is, and one no longer needed is not cancelled.
+ * Its callback then finds nothing due (the engine treats an early
+ * srd_peer_on_timer() as a no-op) and the engine asks again.  The
+ * deadline moves with nearly every packet (each ACK moves the RTO, and
+ * an idle peer has none); this way the hrtimer, and the clock event
+ * device under it, is reprogrammed about once per timeout instead.
  */
 static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 {
 	struct srd_kpeer *kp = peer_os;
 
-	if (deadline_us == SRD_NO_DEADLINE) {
-		kp->deadline_us = deadline_us;
-		hrtimer_try_to_cancel(&kp->timer);
-		return;
-	}
-	if (kp->dead || (deadline_us == kp->deadline_us &&
-			 hrtimer_is_queued(&kp->timer)))
-		return;
 	kp->deadline_us = deadline_us;
+	if (deadline_us == SRD_NO_DEADLINE || kp->dead ||
+	    (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us))
+		return;
+	kp->armed_us = deadline_us;
 	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_ABS_SOFT);
 }
@@ -171,14 +226,10 @@ static int srd_os_transmit(void *os, void *peer_os,
 			return err;
 		}
 	}
-	err = srd_xmit(sdev, skb, &kp->sgid, &kp->dgid,
-		       srd_path_port(kp, d->path));
-	if (err) {
-		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
-		ibdev_dbg_ratelimited(&sdev->ibdev, "SRD send to %pI6 failed: %d\n",
-				      kp->dgid.raw, err);
-	}
-	return err;
+	/* Sent once kp->lock is dropped: srd_kpeer_unlock(). */
+	srd_tx_cb(skb)->src_port = srd_path_port(kp, d->path);
+	__skb_queue_tail(&kp->txq, skb);
+	return 0;
 }
 
 static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
@@ -247,9 +298,10 @@ static enum hrtimer_restart srd_kpeer_timer(struct hrtimer *timer)
 	spin_lock_bh(&kp->lock);
 	if (!kp->dead) {
 		kp->deadline_us = SRD_NO_DEADLINE;
+		kp->armed_us = SRD_NO_DEADLINE;
 		srd_peer_on_timer(kp->peer);
 	}
-	spin_unlock_bh(&kp->lock);
+	srd_kpeer_unlock_bh(kp);
 	return HRTIMER_NORESTART;
 }
 
@@ -297,7 +349,9 @@ struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
 	kp->dgid = *dgid;
 	kp->port_salt = get_random_u16();
 	kp->deadline_us = SRD_NO_DEADLINE;
+	kp->armed_us = SRD_NO_DEADLINE;
 	spin_lock_init(&kp->lock);
+	__skb_queue_head_init(&kp->txq);
 	hrtimer_init(&kp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	kp->timer.function = srd_kpeer_timer;
 	kp->peer = srd_peer_create(tp->engine, kp);
@@ -322,7 +376,7 @@ int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req)
 
 	spin_lock_bh(&kp->lock);
 	ret = kp->dead ? SRD_SEND_INVAL : srd_send_msg(kp->peer, req);
-	spin_unlock_bh(&kp->lock);
+	srd_kpeer_unlock_bh(kp);
 	return ret;
 }
 
@@ -357,7 +411,7 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 	if (!kp->dead)
 		srd_peer_on_packet(kp->peer, skb->data + hdr_offset,
 				   skb->len - hdr_offset);
-	spin_unlock(&kp->lock);
+	srd_kpeer_unlock(kp);
 }
 
 /*
@@ -375,7 +429,7 @@ void srd_transport_flush_qp(struct srd_dev *sdev, u32 qpn)
 		spin_lock_bh(&kp->lock);
 		if (!kp->dead)
 			srd_peer_flush_qp(kp->peer, qpn);
-		spin_unlock_bh(&kp->lock);
+		srd_kpeer_unlock_bh(kp);
 	}
 	rcu_read_unlock();
 }
@@ -538,8 +592,11 @@ void srd_transport_fini(struct srd_dev *sdev)
 	}
 	/* Nothing is in flight: no QP is left to have sent or to receive. */
 	srd_engine_destroy(tp->engine);
-	list_for_each_entry_safe(kp, tmp, &tp->peer_list, list)
+	list_for_each_entry_safe(kp, tmp, &tp->peer_list, list) {
+		WARN_ON_ONCE(!skb_queue_empty(&kp->txq));
+		__skb_queue_purge(&kp->txq);
 		kfree(kp);
+	}
 	kfree(tp);
 	sdev->transport = NULL;
 }
