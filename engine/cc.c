@@ -2,7 +2,12 @@
 /*
  * softsrd engine: per-peer congestion control, delay-based in the spirit
  * of Swift: the delay signal is the RTT sample less the receiver's ACK
- * delay; the target is the peer's minimum RTT plus cc_target_queue_us.
+ * delay; the target is the peer's minimum RTT plus a queue of
+ * cc_target_queue_us, or of cc_target_rtt_mult minimum RTTs where that is
+ * more: a path whose base RTT is long (many hops, or hosts that run
+ * late, such as software NICs and emulated CPUs) has jitter in
+ * proportion, which a fixed queue mistakes for congestion, as Swift
+ * scales its target with the hop count.
  * The delay compared with the target is the *standing* delay: the least
  * sample of the last window of srtt / 2 (as Copa's standing RTT), so a
  * queue counts only when every packet of that window met it, and a
@@ -43,7 +48,9 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   const struct srd_rtt *rtt, uint32_t newly_acked,
 		   uint32_t delay_us, uint64_t now_us)
 {
-	uint64_t target = (uint64_t)rtt->min_us + cfg->cc_target_queue_us;
+	uint64_t queue = srd_max_u64(cfg->cc_target_queue_us,
+				     (uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
+	uint64_t target = (uint64_t)rtt->min_us + queue;
 	uint64_t cut_permille;
 
 	if (!newly_acked)

@@ -44,6 +44,7 @@ void srd_config_default(struct srd_config *c)
 	 * that noise as a queue and sits at its floor.
 	 */
 	c->cc_target_queue_us = 500;
+	c->cc_target_rtt_mult = 4;
 	c->cc_ai_pkts = 1;
 	c->cc_beta_pct = 80;
 	c->cc_max_mdf_pct = 50;
@@ -90,7 +91,8 @@ int srd_config_validate(const struct srd_config *c)
 	if (!c->cwnd_min_pkts || c->cwnd_min_pkts > c->cwnd_max_pkts ||
 	    c->cwnd_max_pkts > c->tx_window_pkts)
 		return -10;
-	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100)
+	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
+	    c->cc_target_rtt_mult > 64)
 		return -11;
 	if (!c->path_fail_losses || !c->path_avoid_us ||
 	    c->path_avoid_us > c->path_avoid_max_us)

@@ -162,7 +162,8 @@ struct srd_config {
 	uint32_t cwnd_init_pkts;
 	uint32_t cwnd_min_pkts;
 	uint32_t cwnd_max_pkts;
-	uint32_t cc_target_queue_us;	/* target delay = min RTT + this */
+	uint32_t cc_target_queue_us;	/* target delay = min RTT + this, */
+	uint32_t cc_target_rtt_mult;	/* or + this many min RTTs if more */
 	uint32_t cc_ai_pkts;		/* additive increase per RTT */
 	uint32_t cc_beta_pct;		/* MD gain on delay above target */
 	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */

@@ -623,6 +623,47 @@ static void test_rto_estimator(void)
 	CHECK(r.rto_us == c.rto_max_us, "ceiling %u", r.rto_us);
 }
 
+/*
+ * The target's queue is cc_target_queue_us or cc_target_rtt_mult minimum
+ * RTTs, whichever is more: on a path whose base RTT is 1 ms, a standing
+ * delay of 2.5 ms is within the target (1 + 4 ms), while with the
+ * multiple off (1 + 0.5 ms) it is a queue; on a 100 us path the fixed
+ * 500 us still rules (100 + 500: 700 us is above it).
+ */
+static void test_cc_target_scales_with_min_rtt(void)
+{
+	struct srd_config c;
+	struct srd_rtt r;
+	struct srd_cc cc;
+	uint32_t mult, w0;
+
+	srd_config_default(&c);
+	CHECK(c.cc_target_queue_us == 500 && c.cc_target_rtt_mult == 4,
+	      "defaults %u us, %u RTTs", c.cc_target_queue_us, c.cc_target_rtt_mult);
+	for (mult = 0; mult <= 4; mult += 4) {
+		c.cc_target_rtt_mult = mult;
+		srd_rtt_init(&r, &c);
+		srd_rtt_sample(&r, &c, 1000, 1);
+		srd_cc_init(&cc, &c);
+		w0 = cc.cwnd;
+		srd_cc_on_ack(&cc, &c, &r, 1, 2500, 10);	/* a window of one */
+		if (mult)
+			CHECK(cc.cwnd > w0, "x%u: 2.5 ms on a 1 ms path grows (%u -> %u)",
+			      mult, w0, cc.cwnd);
+		else
+			CHECK(cc.cwnd < w0, "x%u: 2.5 ms on a 1 ms path cuts (%u -> %u)",
+			      mult, w0, cc.cwnd);
+	}
+	srd_rtt_init(&r, &c);
+	srd_rtt_sample(&r, &c, 100, 1);
+	srd_cc_init(&cc, &c);
+	w0 = cc.cwnd;
+	srd_cc_on_ack(&cc, &c, &r, 1, 700, 10);
+	CHECK(cc.cwnd < w0, "x4: 700 us on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
+	c.cc_target_rtt_mult = 65;
+	CHECK(srd_config_validate(&c) < 0, "a multiple over 64 is refused");
+}
+
 static void test_cc_window(void)
 {
 	struct srd_config c;
@@ -632,6 +673,7 @@ static void test_cc_window(void)
 
 	srd_config_default(&c);
 	c.cc_target_queue_us = 50;	/* the figures below assume it */
+	c.cc_target_rtt_mult = 0;
 	srd_rtt_init(&r, &c);
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
@@ -1626,6 +1668,7 @@ static const struct test tests[] = {
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
+	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
 	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
