@@ -10,7 +10,13 @@
 #                               measurement
 #
 # Both guests put rxe0 and srd0 on the one link, so every row crosses the
-# same path.  DIR is the host directory both guests share: DIR/params
+# same path.  The verbs programs of the bandwidth rows sleep on a
+# completion channel when they have nothing to do (perftest -e, srd_perf
+# -E), as iperf3 sleeps in recvmsg: two guests of two vCPUs share the
+# host's two cores, and a vCPU that busy-polls takes a core from the
+# kernel work it waits for.  The busy-polling rows (spin_rows) measure
+# that cost at the large sizes; the latency rows busy-poll.
+# DIR is the host directory both guests share: DIR/params
 # holds the settings (bench.sh writes it), DIR/raw/ receives each command's
 # output, and DIR/index.tsv a line per measurement, which
 # scripts/bench-table.py turns into the table.  Nothing here judges the
@@ -214,6 +220,18 @@ skip_row() {
 	record "$1" "$2" "$3" "$4" "$5" "$6" 0 - - - - - "$CLK" "skip: $7"
 }
 
+# bw_iters SIZE: perftest's message count in the bandwidth rows (with -e
+# it cannot run for a time): about DUR seconds of rxe RC here.  At most
+# 4000: with -e perftest sizes a UD receive queue by the count, and
+# srd0's max_qp_wr is 4096.
+bw_iters() {
+	local size=$1
+	if [ "$QUICK" = 1 ]; then echo 500; return; fi
+	if [ "$size" -le 4096 ]; then echo 4000
+	elif [ "$size" -le 65536 ]; then echo 400
+	else echo 30; fi
+}
+
 lat_iters() {
 	local size=$1
 	if [ "$QUICK" = 1 ]; then echo 50; return; fi
@@ -252,7 +270,7 @@ perftest_rows() {
 			continue
 		fi
 		new_port
-		a="-d $dev -c $conn -F -p $NPORT -s $s -t $DEPTH -D $DUR"
+		a="-d $dev -c $conn -F -p $NPORT -s $s -t $DEPTH -n $(bw_iters "$s") -e"
 		measure "$transport-bw-$s" peer "$transport" ib_send_bw bw "$s" 0 \
 			$((DUR + 60)) tcp $NPORT "$(verbs_env "$dev") ib_send_bw $a -x $sg" -- \
 			$(verbs_env "$dev") ib_send_bw $a -x "$cg" "$IP_SERVER"
@@ -261,6 +279,34 @@ perftest_rows() {
 		measure "$transport-lat-$s" peer "$transport" ib_send_lat lat "$s" 0 \
 			150 tcp $NPORT "$(verbs_env "$dev") ib_send_lat $a -x $sg" -- \
 			$(verbs_env "$dev") ib_send_lat $a -x "$cg" "$IP_SERVER"
+	done
+}
+
+# SPIN_SIZES: the sizes of the busy-polling rows.
+spin_sizes() {
+	local s
+	for s in $SIZES; do
+		[ "$QUICK" = 1 ] || [ "$s" -ge 65536 ] && echo "$s"
+	done
+}
+
+# shellcheck disable=SC2086,SC2046,SC2153 # as perftest_rows
+# spin_rows rxe|srd: rxe RC and SRD bandwidth as the other rows measure
+# them, but busy-polling the CQs (perftest's and srd_perf's default).
+spin_rows() {
+	local s a
+	for s in $(spin_sizes); do
+		new_port
+		if [ "$1" = rxe ]; then
+			a="-d rxe0 -c RC -F -p $NPORT -s $s -t $DEPTH -D $DUR"
+			measure "rxe-rc-spin-bw-$s" spin rxe-rc ib_send_bw bw "$s" 0 \
+				$((DUR + 60)) tcp $NPORT "$(verbs_env rxe0) ib_send_bw $a -x $SGIDX_RXE" -- \
+				$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
+		else
+			measure "srd-spin-bw-$s" spin srd srd_perf bw "$s" 0 $((DUR + 60)) tcp $NPORT \
+				"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
+				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+		fi
 	done
 }
 
@@ -288,8 +334,8 @@ srd_rdma_rows() {
 		for s in $SIZES; do
 			new_port
 			measure "srd-$op-bw-$s" srd-rdma srd srd_perf bw "$s" 0 $((DUR + 60)) tcp $NPORT \
-				"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
-				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -o $op -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+				"$SRD_PERF -S -d srd0 -p $NPORT -W 30 -E" -- \
+				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -E -o $op -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
 		done
 		s=$RDMA_LAT_SIZE
 		new_port
@@ -303,8 +349,8 @@ srd_rdma_rows() {
 srd_bw() {
 	new_port
 	measure "$1" "$2" srd srd_perf bw "$3" "$4" $((DUR + 60)) tcp $NPORT \
-		"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
-		"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+		"$SRD_PERF -S -d srd0 -p $NPORT -W 30 -E" -- \
+		"$SRD_PERF" -d srd0 -p $NPORT -W 30 -E -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
 }
 
 # both CMD: run the shell command CMD here and in the server guest at
@@ -341,7 +387,7 @@ loss_rows_rxe() {
 	for l in $LOSSES; do
 		netem "$l"
 		new_port
-		a="-d rxe0 -c RC -F -p $NPORT -s $LOSS_SIZE -t $DEPTH -D $DUR"
+		a="-d rxe0 -c RC -F -p $NPORT -s $LOSS_SIZE -t $DEPTH -n $(bw_iters "$LOSS_SIZE") -e"
 		measure "loss-rxe-rc-$l" loss rxe-rc ib_send_bw bw "$LOSS_SIZE" "$l" \
 			$((DUR + 40)) tcp $NPORT "$(verbs_env rxe0) ib_send_bw $a -x $SGIDX_RXE" -- \
 			$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
@@ -398,9 +444,11 @@ run_client() {
 	perftest_rows rxe0 "$GIDX_RXE" "$SGIDX_RXE" rxe-rc RC
 	perftest_rows rxe0 "$GIDX_RXE" "$SGIDX_RXE" rxe-ud UD
 	loss_rows_rxe
+	spin_rows rxe
 	if rxe_blocks_srd; then drop_rxe; fi
 	perftest_rows srd0 "$GIDX_SRD" "$SGIDX_SRD" srd-ud UD
 	srd_rows
+	spin_rows srd
 	srd_rdma_rows
 	loss_rows_srd
 	# Four ECMP links between namespaces of this guest, one black-holed.

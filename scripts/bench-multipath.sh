@@ -7,7 +7,7 @@
 #
 # SRD between two namespaces joined by two routers and four equal-cost
 # links (selftests/lib.sh's ecmp_hosts, an L4 hash on both routers: the
-# spraying happens in the "switches", as in a fabric).  srd_perf streams
+# spraying happens in the "switches", as in a fabric).  srd_perf -E streams
 # SIZE-byte messages, DEPTH in flight, for SECS seconds: once with every
 # link up, then with one link black-holed both ways (netem loss 100 %).
 # Each run's output goes to DIR/raw/multipath-*.txt and a line to
@@ -53,7 +53,7 @@ one() {
 	t0=$(date +%s%N)
 	# perf_pair indents srd_perf's lines; its result line is repeated
 	# as printed, for bench-table.py.
-	( perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -- -d "$DEV_A" -W 30 -t bw \
+	( perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -E -- -d "$DEV_A" -W 30 -E -t bw \
 		-s "$size" -D "$depth" -T "$secs" "$MGMT_B" &&
 		printf '%s\n' "$PAIR_CLIENT_OUT" ) >"$raw/$id.client.txt" 2>&1 || rc=$?
 	t1=$(date +%s%N)

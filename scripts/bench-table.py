@@ -26,6 +26,9 @@ MIB = 1048576 / 1e6
 RDMA_OPS = (("srd-write", "softsrd SRD RDMA write (srd_perf -o write)"),
             ("srd-read", "softsrd SRD RDMA read (srd_perf -o read)"))
 RDMA_LAT_SIZE = "64"
+# The busy-polling bandwidth rows (bench-guest.sh spin_rows).
+SPIN_ROWS = (("rxe-rc-spin", "rxe RC, busy-polling (perftest without -e)"),
+             ("srd-spin", "softsrd SRD, busy-polling (srd_perf without -E)"))
 
 
 def read_kv(path):
@@ -92,17 +95,26 @@ def perftest_row(out):
     for i, l in enumerate(lines):
         if l.strip().startswith("#bytes"):
             for d in lines[i + 1:]:
-                f = d.split()
-                if f and all(num(x) is not None for x in f):
-                    return l, [float(x) for x in f]
+                # A message may follow the figures on their line (UD's
+                # "ethernet_read_keys: ..." when the peer went first).
+                f = re.match(r"\s*([0-9.]+(?:\s+[0-9.]+)*)", d)
+                if f and len(f.group(1).split()) >= 3:
+                    return l, [float(x) for x in f.group(1).split()]
     return None, None
 
 
-def parse_ib_send_bw(client):
+def parse_ib_send_bw(client, server=""):
     head, f = perftest_row(client)
     if not f or len(f) < 4:
         return {}
-    return {"MBps": f[3] * MIB, "msgs": f[1], "Mpps": f[4] if len(f) > 4 else None}
+    m = {"MBps": f[3] * MIB, "msgs": f[1], "Mpps": f[4] if len(f) > 4 else None}
+    # With -e and a few large messages perftest's client may print 0.00;
+    # the receiver's figure of the same run stands in, marked.
+    if not m["MBps"]:
+        sh, sf = perftest_row(server)
+        if sf and len(sf) >= 4 and sf[3]:
+            m["MBps"], m["receiver"] = sf[3] * MIB, True
+    return m
 
 
 def parse_ib_send_lat(client):
@@ -144,7 +156,7 @@ def parse(rec, raw):
     if tool == "sockperf":
         return parse_sockperf(client)
     if tool == "ib_send_bw":
-        return parse_ib_send_bw(client)
+        return parse_ib_send_bw(client, server)
     if tool == "ib_send_lat":
         return parse_ib_send_lat(client)
     if tool == "srd_perf":
@@ -265,8 +277,11 @@ def table(dirname, recs, params, machine):
                                              machine.get("qemu"), machine.get("load")))
     w("- Path: two guests (2 vCPUs each) joined by one virtio-net link over qemu "
       "UDP socket networking, MTU %s; rxe0 and srd0 on the same NIC in both" % params.get("MTU"))
-    w("- Bandwidth runs %s s each at %s sends in flight (perftest -t, srd_perf -D); "
-      "MB = 10^6 bytes; latencies one-way (half the round trip) in µs" % (dur, depth))
+    w("- Bandwidth: %s sends in flight (perftest -t, srd_perf -D), sleeping on a "
+      "completion channel when idle (perftest -e, srd_perf -E); srd_perf runs %s s "
+      "per size, perftest a count of messages (-n; -e has no timed mode); "
+      "MB = 10^6 bytes; latencies one-way (half the round trip) in µs, "
+      "busy-polling" % (depth, dur))
     if machine.get("duration_s"):
         w("- The run took %s s, both guests' boot included" % machine["duration_s"])
     w("- Regenerate: `make bench KVER=%s%s`; raw outputs: `%s`" % (
@@ -297,13 +312,28 @@ def table(dirname, recs, params, machine):
     w("")
     w("The RDMA rows: the client writes into or reads from the server's memory, "
       "at the same depth; srd_perf checks the bytes of every read, and of the "
-      "last write to each server buffer.")
+      "last write to each server buffer.  The busy-polling rows are rxe RC and "
+      "SRD measured with the tools' default, spinning on the CQ (perftest -D "
+      "%s s): each guest's spinning vCPU then takes one of the host's two "
+      "cores from the kernel work it waits for." % dur)
     w("")
+    if any(r["metrics"].get("receiver") for r in recs):
+        w("(receiver's): perftest's client printed 0.00 MB/s; the figure is "
+          "the server's, of the same run.")
+        w("")
     w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
     w("|---|" + "---|" * len(sizes))
-    for name, t in rows + [(n, t) for t, n in RDMA_OPS]:
-        w("| %s | %s |" % (name, " | ".join(
-            cell(by.get("%s-bw-%s" % (t, s)), lambda m: fmt(m.get("MBps"))) for s in sizes)))
+    spin = [t for t, _ in SPIN_ROWS]
+    for name, t in rows + [(n, t) for t, n in RDMA_OPS + SPIN_ROWS]:
+        cells = []
+        for s in sizes:
+            rid = "%s-bw-%s" % (t, s)
+            if t in spin and rid not in by:
+                cells.append("not measured")  # only the large sizes spin
+            else:
+                cells.append(cell(by.get(rid), lambda m: fmt(m.get("MBps")) +
+                                  (" (receiver's)" if m.get("receiver") else "")))
+        w("| %s | %s |" % (name, " | ".join(cells)))
     w("")
     skipped = sorted({r["note"][len("skip: "):] for r in recs if r["status"] == "skip"})
     if skipped:
@@ -393,6 +423,10 @@ def table(dirname, recs, params, machine):
             for t, op in (("srd-write", "write"), ("srd-read", "read")):
                 w("| SRD RDMA %s bw / SRD send bw at %s | %s |" % (
                     op, size_name(s), ratio(val("%s-bw-%s" % (t, s)), val("srd-bw-" + s))))
+    for s in ("65536", "1048576"):
+        if s in sizes:
+            w("| busy-polling: SRD bw / rxe RC bw at %s | %s |" % (
+                size_name(s), ratio(val("srd-spin-bw-" + s), val("rxe-rc-spin-bw-" + s))))
     best = max([v for v in (val("srd-bw-" + s) for s in sizes) if v is not None], default=None)
     w("| best SRD bw / raw UDP | %s |" % ratio(best, val("udp_bw")))
     s0 = "64" if "64" in sizes else sizes[0] if sizes else None
@@ -467,6 +501,9 @@ def expected_ids(params):
             must += ["%s-bw-%s" % (t, s), "%s-lat-%s" % (t, s)]
     for t, _ in RDMA_OPS:
         must += ["%s-bw-%s" % (t, s) for s in sizes] + ["%s-lat-%s" % (t, RDMA_LAT_SIZE)]
+    for t, _ in SPIN_ROWS:
+        must += ["%s-bw-%s" % (t, s) for s in sizes
+                 if params.get("QUICK") == "1" or int(s) >= 65536]
     must += ["multipath-0", "multipath-1"]
     may = []
     for l in params.get("LOSSES", "").split():
