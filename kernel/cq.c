@@ -116,7 +116,8 @@ static void srd_cq_overflow_event(struct srd_cq *cq)
 }
 
 /*
- * Add a completion.  Any context.  When the ring is full the completion is
+ * Add a completion, in the conventions of the device's profile.  Any
+ * context.  When the ring is full the completion is
  * dropped and the CQ is in error from then on: the entries already in the
  * ring stay as they were, and the owner gets IB_EVENT_CQ_ERR once.
  */
@@ -124,8 +125,11 @@ void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe)
 {
 	struct srd_ring *ring = cq->ring;
 	bool notify = false, overflow = false;
+	struct srd_cqe c = *cqe;
 	unsigned long flags;
 	u32 cons;
+
+	srd_profile_cqe(&cq->sdev->limits, &c);
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(cq->overflowed)) {
@@ -141,12 +145,12 @@ void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe)
 			   READ_ONCE(ring->ctl->state) | SRD_CQ_FLAG_OVERFLOW);
 		overflow = true;
 	} else {
-		memcpy(srd_ring_slot(ring, cq->prod), cqe, sizeof(*cqe));
+		memcpy(srd_ring_slot(ring, cq->prod), &c, sizeof(c));
 		/* Publish the slot before the index. */
 		smp_store_release(&ring->ctl->prod, ++cq->prod);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED &&
-		     (cqe->flags & SRD_CQE_SOLICITED))) {
+		     (c.flags & SRD_CQE_SOLICITED))) {
 			cq->notify = 0;
 			notify = true;
 		}

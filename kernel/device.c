@@ -33,6 +33,8 @@ static int srd_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = srd_fw_ver();
 	attr->sys_image_guid = sdev->ibdev.node_guid;
+	attr->vendor_id = SRD_VENDOR_ID;
+	attr->vendor_part_id = SRD_VENDOR_PART_ID;
 	attr->max_mr_size = SRD_MAX_MR_BYTES;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp = SRD_MAX_QP;
@@ -197,6 +199,31 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	if (sdev->snet)
 		srd_net_put(sdev->snet);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	/*
+	 * ib_core has deleted the ib_device from sysfs (or never added it),
+	 * which dropped its references to the parent; ibdev_*() log lines
+	 * name the parent, so forget it once it is gone.
+	 */
+	if (sdev->ibdev.dev.parent) {
+		srd_bus_dev_destroy(sdev->ibdev.dev.parent);
+		sdev->ibdev.dev.parent = NULL;
+	}
+}
+
+/*
+ * The device goes away, or moves to another network namespace, while a
+ * process has it open: ib_core has destroyed the process's objects with
+ * the usual destroy verbs and calls this last.  Nothing is left to undo:
+ * no kernel state refers to the context, and rings still mapped keep
+ * their pages (remap_vmalloc_range holds them) until userspace unmaps
+ * them.  That the op exists is what matters: without it ib_core waits
+ * for every process to close the device before an unregistration ends,
+ * so any process could stall "rdma link del", the netdev's removal and
+ * its network namespace's teardown, and devices could not change
+ * namespace ("rdma dev set DEV netns NS" in exclusive mode).
+ */
+static void srd_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
 }
 
 /* ib_core passes create_cq an attribute bundle since 6.11 or so. */
@@ -229,6 +256,7 @@ const struct ib_device_ops srd_dev_ops = {
 	.dealloc_ucontext = srd_dealloc_ucontext,
 	.dereg_mr = srd_dereg_mr,
 	.destroy_ah = srd_destroy_ah,
+	.disassociate_ucontext = srd_disassociate_ucontext,
 	.destroy_cq = srd_destroy_cq,
 	.destroy_qp = srd_destroy_qp,
 	.device_group = &srd_dev_attr_group,
@@ -276,6 +304,7 @@ static void srd_node_guid(struct srd_dev *sdev, struct net_device *ndev)
  */
 int srd_dev_add(const char *name, struct net_device *ndev)
 {
+	struct device *parent;
 	struct srd_dev *sdev;
 	bool gone;
 	int err;
@@ -287,7 +316,8 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	spin_lock_init(&sdev->gid_lock);
 	ida_init(&sdev->pd_ida);
-	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_IRQ);
+	srd_qpn_init(sdev);
 	xa_init_flags(&sdev->mrs_by_lkey, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->mrs_by_rkey, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&sdev->ah_lock);
@@ -327,6 +357,13 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
 	if (err)
 		goto err_dealloc;
+
+	parent = srd_bus_dev_create();
+	if (IS_ERR(parent)) {
+		err = PTR_ERR(parent);
+		goto err_dealloc;
+	}
+	sdev->ibdev.dev.parent = parent;
 
 	/*
 	 * Once registered, a concurrent "rdma link del" may unregister and

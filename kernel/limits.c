@@ -2,8 +2,11 @@
 /*
  * softsrd: limits profiles.  A device takes the profile of the module
  * parameter "limits" when it is created: "softsrd" (its own, larger
- * limits) or "efa", which reproduces EFA's, so that code that would break
- * on EFA breaks here too.
+ * limits) or "efa", which reproduces EFA's limits and conventions as
+ * rdma-core 44 presents an EFA device, so that code that would break on
+ * EFA breaks here too, and software written for EFA finds what it
+ * expects: 16-bit QP numbers, no RDMA write, EFA's vendor_err numbers and
+ * completion opcodes (srd_profile_cqe()).
  */
 
 #include <linux/moduleparam.h>
@@ -24,6 +27,11 @@ static const struct srd_limits srd_limits_profiles[] = {
 		.max_rdma_sge = SRD_MAX_RDMA_SGE,
 		.max_inline_bytes = SRD_MAX_INLINE_BYTES,
 		.max_srd_msg_bytes = SRD_DEV_MAX_MSG_BYTES,
+		.max_qpn = 0xffffff,
+		.device_caps = SRD_DEVICE_CAP_RDMA_READ |
+			       SRD_DEVICE_CAP_RNR_RETRY |
+			       SRD_DEVICE_CAP_CQ_WITH_SGID |
+			       SRD_DEVICE_CAP_RDMA_WRITE,
 	},
 	[SRD_LIMITS_EFA] = {
 		.profile = SRD_LIMITS_EFA,
@@ -32,6 +40,13 @@ static const struct srd_limits srd_limits_profiles[] = {
 		.max_rdma_sge = 1,
 		.max_inline_bytes = 32,
 		.max_srd_msg_bytes = 0,		/* the port MTU */
+		/* libfabric keeps QP numbers in 16 bits. */
+		.max_qpn = 0xffff,
+		/* rdma-core 44's libefa has no RDMA write. */
+		.device_caps = SRD_DEVICE_CAP_RDMA_READ |
+			       SRD_DEVICE_CAP_RNR_RETRY |
+			       SRD_DEVICE_CAP_CQ_WITH_SGID,
+		.efa_completions = true,
 	},
 };
 
@@ -70,4 +85,60 @@ void srd_limits_init(struct srd_limits *limits)
 const char *srd_limits_name(const struct srd_limits *limits)
 {
 	return srd_limits_names[limits->profile];
+}
+
+/*
+ * EFA's number for each softsrd vendor_err (docs/protocol.md, "The efa
+ * profile"), and the status libefa reports with it.
+ */
+static const struct {
+	u8 efa;				/* enum srd_efa_vendor_err */
+	u8 status;			/* enum ib_wc_status */
+} srd_efa_verr[] = {
+	[SRD_VERR_NONE] = { SRD_EFA_VERR_OK, IB_WC_SUCCESS },
+	[SRD_VERR_BAD_LKEY] = { SRD_EFA_VERR_INVALID_LKEY, IB_WC_LOC_PROT_ERR },
+	[SRD_VERR_LKEY_PD] = { SRD_EFA_VERR_INVALID_LKEY, IB_WC_LOC_PROT_ERR },
+	[SRD_VERR_LKEY_RANGE] = { SRD_EFA_VERR_INVALID_LKEY, IB_WC_LOC_PROT_ERR },
+	[SRD_VERR_LKEY_ACCESS] = { SRD_EFA_VERR_INVALID_LKEY, IB_WC_LOC_PROT_ERR },
+	[SRD_VERR_BAD_AH] = { SRD_EFA_VERR_INVALID_AH, IB_WC_LOC_QP_OP_ERR },
+	[SRD_VERR_MSG_TOO_LONG] = { SRD_EFA_VERR_LOCAL_BAD_LENGTH, IB_WC_LOC_LEN_ERR },
+	[SRD_VERR_BAD_WQE] = { SRD_EFA_VERR_LOCAL_BAD_LENGTH, IB_WC_LOC_LEN_ERR },
+	[SRD_VERR_BAD_OPCODE] = { SRD_EFA_VERR_INVALID_OP_TYPE, IB_WC_LOC_QP_OP_ERR },
+	[SRD_VERR_RECV_TOO_SHORT] = { SRD_EFA_VERR_LOCAL_BAD_LENGTH, IB_WC_LOC_LEN_ERR },
+	[SRD_VERR_NO_ROUTE] = { SRD_EFA_VERR_REMOTE_BAD_ADDRESS, IB_WC_GENERAL_ERR },
+	[SRD_VERR_NOMEM] = { SRD_EFA_VERR_QP_INTERNAL_ERROR, IB_WC_LOC_QP_OP_ERR },
+	[SRD_VERR_FLUSH] = { SRD_EFA_VERR_FLUSHED, IB_WC_WR_FLUSH_ERR },
+	[SRD_VERR_RNR_RETRY_EXC] = { SRD_EFA_VERR_REMOTE_RNR, IB_WC_RNR_RETRY_EXC_ERR },
+	[SRD_VERR_REMOTE_BAD_QPN] = { SRD_EFA_VERR_REMOTE_BAD_DEST_QPN, IB_WC_REM_INV_RD_REQ_ERR },
+	[SRD_VERR_REMOTE_BAD_QKEY] = { SRD_EFA_VERR_REMOTE_BAD_DEST_QPN, IB_WC_REM_INV_RD_REQ_ERR },
+	[SRD_VERR_REMOTE_BAD_LENGTH] = { SRD_EFA_VERR_REMOTE_BAD_LENGTH, IB_WC_REM_INV_REQ_ERR },
+	[SRD_VERR_REMOTE_ABORT] = { SRD_EFA_VERR_REMOTE_ABORT, IB_WC_REM_ABORT_ERR },
+	[SRD_VERR_UNRESP_REMOTE] = { SRD_EFA_VERR_UNRESP_REMOTE, IB_WC_RESP_TIMEOUT_ERR },
+	[SRD_VERR_PEER_RESTARTED] = { SRD_EFA_VERR_REMOTE_ABORT, IB_WC_REM_ABORT_ERR },
+	[SRD_VERR_REMOTE_ACCESS] = { SRD_EFA_VERR_REMOTE_BAD_ADDRESS, IB_WC_GENERAL_ERR },
+};
+
+/*
+ * Rewrite @cqe, about to be posted, in the conventions of @limits' profile.
+ * softsrd's own profile reports what happened as softsrd names it; the efa
+ * profile as libefa 44 would: a send-queue completion's opcode is SEND
+ * whatever the work request was, a receive's RECV, and vendor_err and
+ * status come from EFA's table.
+ */
+void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
+{
+	u32 verr = cqe->vendor_err;
+
+	if (!limits->efa_completions)
+		return;
+	cqe->opcode = cqe->opcode & SRD_CQE_RECV ? SRD_CQE_RECV : SRD_CQE_SEND;
+	if (verr < ARRAY_SIZE(srd_efa_verr) &&
+	    (verr || cqe->status == IB_WC_SUCCESS)) {
+		cqe->vendor_err = srd_efa_verr[verr].efa;
+		cqe->status = srd_efa_verr[verr].status;
+	} else {
+		/* An error softsrd gave no code to: EFA's "bad status". */
+		cqe->vendor_err = SRD_EFA_VERR_REMOTE_BAD_STATUS;
+		cqe->status = IB_WC_BAD_RESP_ERR;
+	}
 }

@@ -18,9 +18,12 @@ static int __init srd_init(void)
 		return err;
 	srd_debugfs_init();
 	srd_counters_init();
-	err = srd_netdev_notifiers_register();
+	err = srd_bus_init();
 	if (err)
 		goto err_socket;
+	err = srd_netdev_notifiers_register();
+	if (err)
+		goto err_bus;
 	err = srd_link_register();
 	if (err)
 		goto err_notifiers;
@@ -30,6 +33,8 @@ static int __init srd_init(void)
 
 err_notifiers:
 	srd_netdev_notifiers_unregister();
+err_bus:
+	srd_bus_exit();
 err_socket:
 	srd_debugfs_exit();
 	srd_socket_exit();
@@ -43,6 +48,7 @@ static void __exit srd_exit(void)
 	/* ... then remove the ones there are; their dealloc stops their work. */
 	srd_dev_remove_all();
 	srd_netdev_notifiers_unregister();
+	srd_bus_exit();
 	srd_debugfs_exit();
 	srd_socket_exit();
 	pr_info("rdma_srd: unloaded\n");

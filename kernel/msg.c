@@ -253,6 +253,11 @@ int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	if (wqe->opcode != SRD_WQE_SEND &&
 	    wqe->opcode != SRD_WQE_SEND_WITH_IMM && !rdma)
 		goto err_opcode;
+	/* The profile's RDMA: the efa one has no RDMA write. */
+	if (rdma && !(sdev->limits.device_caps &
+		      (wqe->opcode == SRD_WQE_RDMA_READ ?
+		       SRD_DEVICE_CAP_RDMA_READ : SRD_DEVICE_CAP_RDMA_WRITE)))
+		goto err_opcode;
 	is_inline = wqe->flags & SRD_WQE_INLINE;
 	if (is_inline) {
 		len = wqe->inline_len;

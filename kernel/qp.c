@@ -98,6 +98,46 @@ static u32 srd_qp_max_msg_bytes(struct srd_qp *qp)
 			    srd_port_mtu_bytes(qp->sdev);
 }
 
+/*
+ * QP numbers.  A number's slot (qpn % SRD_MAX_QP) is unique among the
+ * device's QPs, so QP numbers are unique modulo SRD_MAX_QP: libfabric's
+ * efa provider finds a QP by qpn & (max_qp - 1).  Numbers are handed out
+ * cyclically from 2 to the profile's max_qpn (EFA's fit 16 bits), so a
+ * destroyed QP's number is not soon reused.  0 and 1 are IB's special QPs.
+ */
+#define SRD_FIRST_QPN	2
+
+static int srd_qpn_alloc(struct srd_dev *sdev, u32 *qpn)
+{
+	u32 max_qpn = sdev->limits.max_qpn, cand, i;
+	int err = -ENOMEM;
+
+	spin_lock(&sdev->qpn_lock);
+	/* 2 * SRD_MAX_QP candidates meet every slot, across a wrap too. */
+	for (i = 0; i < 2 * SRD_MAX_QP; i++) {
+		cand = sdev->next_qpn;
+		sdev->next_qpn = cand >= max_qpn ? SRD_FIRST_QPN : cand + 1;
+		if (!test_and_set_bit(cand % SRD_MAX_QP, sdev->qp_slots)) {
+			*qpn = cand;
+			err = 0;
+			break;
+		}
+	}
+	spin_unlock(&sdev->qpn_lock);
+	return err;
+}
+
+static void srd_qpn_free(struct srd_dev *sdev, u32 qpn)
+{
+	clear_bit(qpn % SRD_MAX_QP, sdev->qp_slots);
+}
+
+void srd_qpn_init(struct srd_dev *sdev)
+{
+	spin_lock_init(&sdev->qpn_lock);
+	sdev->next_qpn = SRD_FIRST_QPN;
+}
+
 int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -159,10 +199,8 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_sq;
 	srd_qp_set_state(qp, IB_QPS_RESET);
 
-	/* Cyclic, so a destroyed QP's number is not soon reused. */
-	err = xa_alloc_cyclic_bh(&sdev->qps, &qpn, qp, XA_LIMIT(2, 0xffffff),
-				 &sdev->next_qpn, GFP_KERNEL);
-	if (err < 0)
+	err = srd_qpn_alloc(sdev, &qpn);
+	if (err)
 		goto err_rq;
 	ibqp->qp_num = qpn;
 
@@ -176,11 +214,18 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	srd_ring_info(qp->rq.ring, &resp.rq);
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
-		goto err_xa;
+		goto err_qpn;
+	/*
+	 * Last: once in qps the receive path can take references, and
+	 * nothing after this may fail (ib_core frees the QP on failure).
+	 */
+	err = xa_insert_bh(&sdev->qps, qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_qpn;
 	return 0;
 
-err_xa:
-	xa_erase_bh(&sdev->qps, qpn);
+err_qpn:
+	srd_qpn_free(sdev, qpn);
 err_rq:
 	srd_wq_destroy(&qp->rq);
 err_sq:
@@ -364,6 +409,9 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		WRITE_ONCE(qp->qkey, attr->qkey);
 	if (mask & IB_QP_RNR_RETRY)
 		WRITE_ONCE(qp->rnr_retry, attr->rnr_retry);
+	/* Kept for query_qp: SRD has per-peer PSNs, not per-QP ones. */
+	if (mask & IB_QP_SQ_PSN)
+		WRITE_ONCE(qp->sq_psn, attr->sq_psn & 0xffffff);
 
 	if (mask & IB_QP_STATE) {
 		/*
@@ -400,6 +448,7 @@ int srd_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = attr->qp_state;
 	attr->qkey = READ_ONCE(qp->qkey);
 	attr->rnr_retry = READ_ONCE(qp->rnr_retry);
+	attr->sq_psn = READ_ONCE(qp->sq_psn);
 	attr->port_num = 1;
 	attr->pkey_index = 0;
 	attr->path_mtu = ib_mtu_int_to_enum(srd_port_mtu_bytes(qp->sdev));
@@ -442,6 +491,7 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	srd_wq_destroy(&qp->rq);
 	srd_wq_destroy(&qp->sq);
 	mutex_destroy(&qp->sq_mutex);
+	srd_qpn_free(sdev, ibqp->qp_num);
 	atomic64_dec(&sdev->counters[SRD_CNT_QPS]);
 	return 0;
 }

@@ -83,6 +83,15 @@
 #define SRD_DEV_MAX_MSG_BYTES	(1U << 20)
 #define SRD_MAX_MR_BYTES	(1ULL << 40)
 
+/*
+ * What ibv_query_device reports as the vendor: softsrd's own numbers, not
+ * Amazon's (EFA software reads vendor_part_id 0xefa0/0xefa1 as hardware
+ * generations), so nothing mistakes an srd device for an EFA NIC.  The
+ * vendor_id is "srd" in ASCII, as siw's is "bmt".
+ */
+#define SRD_VENDOR_ID		0x737264
+#define SRD_VENDOR_PART_ID	0x5344
+
 /* The UDP port SRD listens on and sends to (module parameter udp_port). */
 extern unsigned short srd_udp_port;
 
@@ -143,6 +152,10 @@ struct srd_limits {
 	u32 max_rdma_sge;
 	u32 max_inline_bytes;
 	u32 max_srd_msg_bytes;		/* SRD QPs; 0: the port MTU */
+	u32 max_qpn;			/* QP numbers are 2..max_qpn */
+	u32 device_caps;		/* enum srd_device_caps */
+	/* EFA's completion conventions (srd_profile_cqe()) */
+	bool efa_completions;
 };
 
 struct srd_gid_entry {
@@ -175,10 +188,17 @@ struct srd_dev {
 
 	/*
 	 * QPs by number.  The xarray's lock (BH) guards lookups that take a
-	 * QP reference, so a destroyed QP is never found (see srd_qp).
+	 * QP reference, so a destroyed QP is never found (see srd_qp).  A QP
+	 * is inserted only once its creation can no longer fail.
 	 */
 	struct xarray qps;
+	/*
+	 * QP numbers (qp.c): qpn_lock guards next_qpn; qp_slots has a bit
+	 * per qpn % SRD_MAX_QP in use, set and cleared atomically.
+	 */
+	spinlock_t qpn_lock;
 	u32 next_qpn;
+	DECLARE_BITMAP(qp_slots, SRD_MAX_QP);
 	atomic_t next_cqn;		/* CQ numbers: names for logs only */
 
 	/* MRs by lkey and by rkey, same rule as qps. */
@@ -371,6 +391,7 @@ struct srd_qp {
 
 	bool is_srd;
 	u8 rnr_retry;			/* 0..7, 7 = infinite */
+	u32 sq_psn;			/* as modify_qp set it, for query_qp */
 	spinlock_t sq_pub_lock;		/* irqsave; guards sq_pub */
 	u32 sq_pub;			/* the SQ cons the provider sees */
 	atomic_t sq_inflight;
@@ -388,6 +409,12 @@ static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
 u32 srd_port_mtu_bytes(struct srd_dev *sdev);
 /* The largest SRD message: the limits profile's, or the port MTU. */
 u32 srd_max_srd_msg_bytes(struct srd_dev *sdev);
+
+/* bus.c: the parent device every srd ib_device hangs from */
+int srd_bus_init(void);
+void srd_bus_exit(void);
+struct device *srd_bus_dev_create(void);
+void srd_bus_dev_destroy(struct device *dev);
 
 /* device.c */
 extern const struct ib_device_ops srd_dev_ops;
@@ -416,6 +443,7 @@ int srd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 /* limits.c */
 void srd_limits_init(struct srd_limits *limits);
 const char *srd_limits_name(const struct srd_limits *limits);
+void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe);
 
 /* queue.c */
 struct srd_ring *srd_ring_create(struct ib_ucontext *uctx, u32 num_entries,
@@ -457,6 +485,7 @@ bool srd_ah_lookup(struct srd_dev *sdev, u32 ahn, union ib_gid *sgid,
 u16 srd_ah_find_ahn(struct srd_dev *sdev, const union ib_gid *dgid);
 
 /* qp.c */
+void srd_qpn_init(struct srd_dev *sdev);
 int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -47,9 +47,7 @@ int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.max_inline_data = sdev->limits.max_inline_bytes;
 	resp.max_msg_sz = srd_max_srd_msg_bytes(sdev);
 	resp.comp_mask = SRD_UCONTEXT_RESP_RDMA;
-	resp.device_caps = SRD_DEVICE_CAP_RDMA_READ | SRD_DEVICE_CAP_RNR_RETRY |
-			   SRD_DEVICE_CAP_CQ_WITH_SGID |
-			   SRD_DEVICE_CAP_RDMA_WRITE;
+	resp.device_caps = sdev->limits.device_caps;
 	resp.max_rdma_size = SRD_MAX_RDMA_BYTES;
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }

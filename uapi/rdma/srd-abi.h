@@ -242,13 +242,43 @@ enum srd_vendor_err {
 	SRD_VERR_REMOTE_ACCESS = 20,
 };
 
-/* A CQ slot: 64 bytes. */
+/*
+ * vendor_err in the efa limits profile: EFA's own completion status
+ * numbers (what rdma-core 44's libefa reports as vendor_err), so software
+ * written for EFA reads them as it would there; the CQE's status is then
+ * what libefa derives from them.  docs/protocol.md maps each
+ * enum srd_vendor_err to one of these.
+ */
+enum srd_efa_vendor_err {
+	SRD_EFA_VERR_OK = 0,
+	SRD_EFA_VERR_FLUSHED = 1,
+	SRD_EFA_VERR_QP_INTERNAL_ERROR = 2,
+	SRD_EFA_VERR_INVALID_OP_TYPE = 3,
+	SRD_EFA_VERR_INVALID_AH = 4,
+	SRD_EFA_VERR_INVALID_LKEY = 5,
+	SRD_EFA_VERR_LOCAL_BAD_LENGTH = 6,
+	SRD_EFA_VERR_REMOTE_BAD_ADDRESS = 7,
+	SRD_EFA_VERR_REMOTE_ABORT = 8,
+	SRD_EFA_VERR_REMOTE_BAD_DEST_QPN = 9,
+	SRD_EFA_VERR_REMOTE_RNR = 10,
+	SRD_EFA_VERR_REMOTE_BAD_LENGTH = 11,
+	SRD_EFA_VERR_REMOTE_BAD_STATUS = 12,
+	SRD_EFA_VERR_UNRESP_REMOTE = 13,
+};
+
+/*
+ * A CQ slot: 64 bytes.  In the efa limits profile, every send-queue
+ * completion has opcode SRD_CQE_SEND (an RDMA read's too, as on EFA),
+ * every receive SRD_CQE_RECV, and vendor_err is an enum srd_efa_vendor_err.
+ */
 struct srd_cqe {
 	__aligned_u64 wr_id;
 	__u8 status;			/* enum ibv_wc_status */
 	__u8 opcode;			/* enum srd_cqe_opcode */
 	__u16 flags;			/* enum srd_cqe_flags */
-	__u32 vendor_err;		/* enum srd_vendor_err */
+	__u32 vendor_err;		/* enum srd_vendor_err, or (efa
+					 * profile) enum srd_efa_vendor_err
+					 */
 	__u32 byte_len;			/* receives: GRH included (UD) */
 	__be32 imm_data;
 	__u32 qp_num;			/* the local QP */
