@@ -240,8 +240,11 @@ static int srd_check_cq_attr(struct ibv_cq_init_attr_ex *attr)
 	return 0;
 }
 
-/* Both creation verbs end here.  Returns the CQ, or NULL with errno set. */
-static struct srd_cq *srd_cq_create(struct ibv_context *ibvctx,
+/*
+ * Every creation verb ends here (srddv_create_cq() too).  Returns the CQ,
+ * or NULL with errno set.
+ */
+struct srd_cq *srd_cq_create(struct ibv_context *ibvctx,
 				    struct ibv_cq_init_attr_ex *attr)
 {
 	struct verbs_context *vctx = verbs_get_ctx(ibvctx);

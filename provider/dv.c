@@ -169,3 +169,83 @@ srddv_create_qp_ex(struct ibv_context *ibvctx,
 	/* SRD is the only driver type: IBV_QPT_DRIVER says it already. */
 	return srd_create_qp_ex(ibvctx, attr_ex);
 }
+
+/*
+ * srddv_cq->wc_read_sgid of a CQ made with SRDDV_WC_EX_WITH_SGID: EFA's
+ * rule, the GID only of a sender the receiver has no AH for.  Called
+ * between start_poll and end_poll, under the CQ's lock.
+ */
+static int srd_dv_cq_read_sgid(struct srddv_cq *dv_cq, union ibv_gid *sgid)
+{
+	const struct srd_cqe *cqe = srddv_cq_to_srd_cq(dv_cq)->cur_cqe;
+
+	if (!cqe || cqe->status != IBV_WC_SUCCESS ||
+	    !(cqe->opcode & IBV_WC_RECV) || cqe->slid != 0xffff)
+		return -ENOENT;
+
+	memcpy(sgid->raw, cqe->sgid, sizeof(sgid->raw));
+
+	return 0;
+}
+
+static int srddv_check_cq_init_attr(struct srd_context *ctx,
+				    const struct srddv_cq_init_attr *attr,
+				    uint32_t inlen)
+{
+	uint64_t supported = 0;
+
+	if (!attr || inlen < srddv_size_to(struct srddv_cq_init_attr, wc_flags))
+		return EINVAL;
+	if (attr->comp_mask)
+		return EINVAL;
+	if (inlen > sizeof(*attr) &&
+	    !srddv_zeroed(attr + 1, inlen - sizeof(*attr)))
+		return EINVAL;
+	if (ctx->device_caps & SRD_DEVICE_CAP_CQ_WITH_SGID)
+		supported |= SRDDV_WC_EX_WITH_SGID;
+	if (attr->wc_flags & ~supported)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+SRDDV_EXPORT struct ibv_cq_ex *
+srddv_create_cq(struct ibv_context *ibvctx, struct ibv_cq_init_attr_ex *attr_ex,
+		struct srddv_cq_init_attr *srd_attr, uint32_t inlen)
+{
+	struct srd_cq *cq;
+	int err;
+
+	if (!ibvctx || !srd_is_srd_device(ibvctx->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	err = srddv_check_cq_init_attr(to_srd_ctx(ibvctx), srd_attr, inlen);
+	if (err) {
+		srd_err(verbs_get_ctx(ibvctx),
+			"unsupported srddv_cq_init_attr (inlen %u)\n", inlen);
+		errno = err;
+		return NULL;
+	}
+	if (!attr_ex) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = srd_cq_create(ibvctx, attr_ex);
+	if (!cq)
+		return NULL;
+	if (srd_attr->wc_flags & SRDDV_WC_EX_WITH_SGID)
+		cq->dv_cq.wc_read_sgid = srd_dv_cq_read_sgid;
+
+	return &cq->vcq.cq_ex;
+}
+
+SRDDV_EXPORT struct srddv_cq *srddv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx)
+{
+	if (!ibvcqx || !srd_is_srd_device(ibvcqx->context->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	return &to_srd_cq_ex(ibvcqx)->dv_cq;
+}

@@ -16,6 +16,7 @@
 
 #include "ibverbs_private.h"
 #include "ring.h"
+#include "srddv.h"
 
 #define srd_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -53,6 +54,8 @@ struct srd_cq {
 	struct srd_ring ring;
 	pthread_spinlock_t lock;
 	uint32_t cqn;
+	/* What srddv_cq_from_ibv_cq_ex() returns; set at creation. */
+	struct srddv_cq dv_cq;
 	/* Guarded by lock, valid from start_poll to end_poll. */
 	const struct srd_cqe *cur_cqe;	/* the CQE read_*() report, or NULL */
 	uint32_t poll_cons;		/* cons once the current CQE is done */
@@ -121,6 +124,11 @@ static inline struct srd_cq *to_srd_cq(struct ibv_cq *ibcq)
 static inline struct srd_cq *to_srd_cq_ex(struct ibv_cq_ex *ibcqx)
 {
 	return srd_container_of(ibcqx, struct srd_cq, vcq.cq_ex);
+}
+
+static inline struct srd_cq *srddv_cq_to_srd_cq(struct srddv_cq *dv_cq)
+{
+	return srd_container_of(dv_cq, struct srd_cq, dv_cq);
 }
 
 static inline struct srd_qp *to_srd_qp(struct ibv_qp *ibqp)

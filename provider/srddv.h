@@ -3,8 +3,9 @@
  * softsrd direct verbs: what libsrd offers beyond libibverbs.
  *
  * Installed as <infiniband/srddv.h>; link with -lsrd (pkg-config libsrd).
- * The symbols are versioned SRD_1.0, but srddv_create_qp_ex (SRD_1.1) and
- * srddv_query_device (SRD_1.2).
+ * The symbols are versioned SRD_1.0, but srddv_create_qp_ex (SRD_1.1),
+ * srddv_query_device (SRD_1.2), srddv_create_cq and
+ * srddv_cq_from_ibv_cq_ex (SRD_1.3).
  * libsrd.so.1 is also the libibverbs
  * plugin for srd devices (libsrd-rdmav34.so links to it), so a program
  * using these functions and libibverbs shares one copy of the provider.
@@ -181,6 +182,77 @@ struct ibv_qp *srddv_create_qp_ex(struct ibv_context *ibvctx,
 				  struct ibv_qp_init_attr_ex *attr_ex,
 				  struct srddv_qp_init_attr *srd_attr,
 				  uint32_t inlen);
+
+/*
+ * srddv_create_cq - create a CQ with srd options
+ *
+ *	struct ibv_cq_ex *srddv_create_cq(struct ibv_context *ibvctx,
+ *					  struct ibv_cq_init_attr_ex *attr_ex,
+ *					  struct srddv_cq_init_attr *srd_attr,
+ *					  uint32_t inlen);
+ *
+ * Creates a CQ as ibv_create_cq_ex() would, with the options of SRD_ATTR,
+ * of INLEN bytes (sizeof(*srd_attr) for the caller's version of this
+ * header):
+ *
+ *	comp_mask	must be 0 (no optional fields are defined)
+ *	wc_flags	SRDDV_WC_EX_WITH_SGID: srddv_cq_wc_read_sgid() works
+ *			on the CQ (needs the CQ_WITH_SGID device cap)
+ *
+ * Returns the CQ, or NULL with errno set: EOPNOTSUPP if IBVCTX is not an
+ * srd context, or wc_flags has a bit this device lacks; EINVAL if INLEN is
+ * too small for wc_flags, comp_mask has a bit set, or a byte past the end
+ * of this version's struct (up to INLEN) is not zero; otherwise what
+ * ibv_create_cq_ex() would report.
+ *
+ * srddv_cq_from_ibv_cq_ex - the srd view of a CQ
+ *
+ *	struct srddv_cq *srddv_cq_from_ibv_cq_ex(struct ibv_cq_ex *cq);
+ *
+ * The struct srddv_cq of CQ (any srd CQ, whichever verb created it),
+ * valid until the CQ is destroyed; NULL with errno EOPNOTSUPP if CQ is not
+ * an srd CQ.
+ *
+ * srddv_cq_wc_read_sgid - the source GID of a sender the receiver has no
+ * AH for
+ *
+ *	int srddv_cq_wc_read_sgid(struct srddv_cq *cq, union ibv_gid *sgid);
+ *
+ * Between ibv_start_poll() and ibv_end_poll(), for the current completion:
+ * if it is a successful receive whose slid is 0xffff (no AH of this
+ * device names the sender), copies the sender's GID to SGID and returns 0;
+ * otherwise returns -ENOENT (negative: the sender has an AH, use slid; or
+ * the completion is not such a receive).  As efadv_wc_read_sgid() does on
+ * EFA.  Only for CQs created by srddv_create_cq() with
+ * SRDDV_WC_EX_WITH_SGID; on others cq->wc_read_sgid is NULL.
+ * srddv_wc_read_sgid() (above) reports any receive's GID instead.
+ */
+enum {
+	SRDDV_WC_EX_WITH_SGID = 1 << 0,
+};
+
+struct srddv_cq_init_attr {
+	uint64_t comp_mask;
+	uint64_t wc_flags;
+};
+
+struct srddv_cq {
+	uint64_t comp_mask;
+	int (*wc_read_sgid)(struct srddv_cq *cq, union ibv_gid *sgid);
+};
+
+struct ibv_cq_ex *srddv_create_cq(struct ibv_context *ibvctx,
+				  struct ibv_cq_init_attr_ex *attr_ex,
+				  struct srddv_cq_init_attr *srd_attr,
+				  uint32_t inlen);
+
+struct srddv_cq *srddv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx);
+
+static inline int srddv_cq_wc_read_sgid(struct srddv_cq *cq,
+					union ibv_gid *sgid)
+{
+	return cq->wc_read_sgid(cq, sgid);
+}
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,9 @@ struct ibv_ah *srd_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int srd_destroy_ah(struct ibv_ah *ibah);
 
 /* cq.c */
+struct srd_cq;
+struct srd_cq *srd_cq_create(struct ibv_context *ibvctx,
+			     struct ibv_cq_init_attr_ex *attr);
 struct ibv_cq *srd_create_cq(struct ibv_context *ibvctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
 struct ibv_cq_ex *srd_create_cq_ex(struct ibv_context *ibvctx,
