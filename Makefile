@@ -3,7 +3,8 @@
 # softsrd — top-level build.
 #
 #   make            rdma_srd.ko for every installed kernel (or KVER=...),
-#                   libsrd, and the selftests' programs
+#                   libsrd, softsrd's libefa.so.1 and srd-efa-run, and the
+#                   selftests' programs
 #   make check      everything, then host tests and VM selftests on every
 #                   kernel; ends with "N passed, N failed, N skipped"
 #   make demo       a guest with two srd devices in two namespaces, and a
@@ -41,13 +42,13 @@ KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
-.PHONY: all deps build modules provider selftests check demo vm-shell \
+.PHONY: all deps build modules provider efa-compat selftests check demo vm-shell \
 	sparse install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check demo vm-shell sparse install modules provider selftests engine-test fuzz bench: deps
+all check demo vm-shell sparse install modules provider efa-compat selftests engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -59,7 +60,7 @@ ALL_KVERS := $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
 KVERS := $(if $(KVER),$(or $(filter $(KVER),$(ALL_KVERS)),$(firstword \
 	$(filter $(KVER).% $(KVER)-% $(KVER)+%,$(ALL_KVERS))),$(KVER)),$(ALL_KVERS))
 
-all: modules provider selftests
+all: modules provider efa-compat selftests
 
 modules: $(addprefix module-,$(KVERS))
 	@test -n "$(KVERS)" || { echo "no kernel headers in /lib/modules/*/build: nothing to build for" >&2; exit 1; }
@@ -85,7 +86,11 @@ module-%:
 provider:
 	@$(MAKE) -s -C $(TOP)/provider O=$(BUILD)/provider WERROR=$(STRICT)
 
-selftests:
+# softsrd's libefa.so.1, linked with the libsrd built above.
+efa-compat: provider
+	@$(MAKE) -s -C $(TOP)/efa-compat O=$(BUILD)/efa-compat PROVIDER_O=$(BUILD)/provider WERROR=$(STRICT)
+
+selftests: provider efa-compat
 	@$(MAKE) -s -C $(TOP)/selftests OUTPUT=$(BUILD)/selftests
 
 sparse:

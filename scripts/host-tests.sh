@@ -53,11 +53,13 @@ test_provider_refuses_other_rdma_core() {
 t test_provider_binds_private_abi_34
 test_provider_binds_private_abi_34() {
 	local lib=$BUILD/provider/libsrd.so.1 got want
-	objdump -T "$lib" | grep -q 'IBVERBS_PRIVATE_34.*verbs_register_driver_34' || {
+	# Never "objdump | grep -q" here: under pipefail, grep's early exit
+	# fails objdump with SIGPIPE once the output outgrows the pipe.
+	grep -q 'IBVERBS_PRIVATE_34.*verbs_register_driver_34' <<<"$(objdump -T "$lib")" || {
 		echo "# libsrd.so.1 does not import verbs_register_driver_34@IBVERBS_PRIVATE_34"
 		return 1
 	}
-	objdump -p "$lib" | grep -Eq 'SONAME +libsrd\.so\.1$' || {
+	grep -Eq 'SONAME +libsrd\.so\.1$' <<<"$(objdump -p "$lib")" || {
 		echo "# SONAME: $(objdump -p "$lib" | grep SONAME)"
 		return 1
 	}
@@ -67,14 +69,16 @@ test_provider_binds_private_abi_34() {
 		ls -l "$BUILD/provider" | sed 's/^/# /'
 		return 1
 	}
-	# It exports the direct verbs of srddv.h, versioned SRD_1.0, SRD_1.1
-	# and SRD_1.2, and nothing else (the plugin registers itself from a
+	# It exports the direct verbs of srddv.h, versioned SRD_1.0 to
+	# SRD_1.3, and nothing else (the plugin registers itself from a
 	# constructor).
 	got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort)
 	want=$(printf '%s\n' SRD_1.0 srddv_is_srd_device@@SRD_1.0 \
 		srddv_query_ah@@SRD_1.0 srddv_wc_read_sgid@@SRD_1.0 \
 		SRD_1.1 srddv_create_qp_ex@@SRD_1.1 \
-		SRD_1.2 srddv_query_device@@SRD_1.2 | sort)
+		SRD_1.2 srddv_query_device@@SRD_1.2 \
+		SRD_1.3 srddv_create_cq@@SRD_1.3 \
+		srddv_cq_from_ibv_cq_ex@@SRD_1.3 | sort)
 	[ "$got" = "$want" ] || {
 		diff <(echo "$want") <(echo "$got") | sed 's/^/# /'
 		return 1
@@ -123,7 +127,7 @@ C
 	gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$tmp/inc" -o "$tmp/dv" "$tmp/dv.c" \
 		-L"$BUILD/provider" -lsrd -libverbs || return 1
 	g++ -Wall -Wextra -Werror -I"$tmp/inc" -x c++ -fsyntax-only "$tmp/dv.c" || return 1
-	objdump -T "$tmp/dv" | grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' || return 1
+	grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' <<<"$(objdump -T "$tmp/dv")" || return 1
 	LD_LIBRARY_PATH=$BUILD/provider "$tmp/dv"
 }
 
@@ -145,6 +149,44 @@ C
 	gcc -o "$tmp/dl" "$tmp/dl.c" -libverbs -ldl && "$tmp/dl" "$BUILD/provider/libsrd-rdmav34.so"
 }
 
+# --- softsrd's libefa.so.1 (efa-compat/) ---------------------------------
+t test_efa_compat_exports_what_libefa_44_exports
+test_efa_compat_exports_what_libefa_44_exports() {
+	# The same symbols at the same versions as the system's libefa (rdma-core
+	# 44), nothing more; libefa's SONAME; libsrd underneath.
+	local ours=$BUILD/efa-compat/libefa.so.1 sys got want
+	sys=$(readlink -f "$(pkg-config --variable=libdir libibverbs)/libefa.so.1")
+	[ -f "$sys" ] || { echo "# the system has no libefa.so.1 (ibverbs-providers)"; return 1; }
+	want=$(nm -D --defined-only "$sys" | awk '{print $NF}' | sort)
+	got=$(nm -D --defined-only "$ours" | awk '{print $NF}' | sort)
+	echo "# $(wc -l <<<"$want") symbols and versions in $sys"
+	[ "$got" = "$want" ] || { diff <(echo "$want") <(echo "$got") | sed 's/^/# /'; return 1; }
+	grep -Eq 'SONAME +libefa\.so\.1$' <<<"$(objdump -p "$ours")" &&
+		grep -Eq 'NEEDED +libsrd\.so\.1$' <<<"$(objdump -p "$ours")" || {
+		objdump -p "$ours" | grep -E 'SONAME|NEEDED' | sed 's/^/# /'
+		return 1
+	}
+}
+
+t test_srd_efa_run_puts_softsrd_libefa_first
+test_srd_efa_run_puts_softsrd_libefa_first() {
+	# Debian's libfabric and perftest, as they are, load softsrd's
+	# libefa.so.1 under srd-efa-run and the system's without it.
+	local run=$BUILD/efa-compat/srd-efa-run bin rc
+	grep -q '^usage: srd-efa-run' <<<"$("$run" --help)" || return 1
+	"$run" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { echo "# srd-efa-run without a command: exit $rc, want 2"; return 1; }
+	for bin in "$(pkg-config --variable=libdir libibverbs)/libfabric.so.1" \
+		   "$(command -v ib_send_bw)"; do
+		grep -q "libefa\.so\.1 => $BUILD/efa-compat/libefa\.so\.1 " <<<"$("$run" ldd "$bin")" || {
+			echo "# under srd-efa-run, $bin loads: $("$run" ldd "$bin" | grep libefa)"
+			return 1
+		}
+		grep -Eq "libefa\.so\.1 => (/usr)?/lib/" <<<"$(env -u LD_LIBRARY_PATH ldd "$bin")" || return 1
+	done
+}
+
 # --- kernel module -----------------------------------------------------
 t test_module_metadata
 test_module_metadata() {
@@ -152,9 +194,9 @@ test_module_metadata() {
 	for k in $KVERS; do
 		ko=$BUILD/kernel/$k/rdma_srd.ko
 		[ -f "$ko" ] || { echo "# $ko missing"; return 1; }
-		modinfo -F alias "$ko" | grep -qx 'rdma-link-srd' || return 1
-		modinfo -F vermagic "$ko" | grep -q "^$k " || return 1
-		modinfo -F version "$ko" | grep -qx '0.1.0' || return 1
+		grep -qx 'rdma-link-srd' <<<"$(modinfo -F alias "$ko")" || return 1
+		grep -q "^$k " <<<"$(modinfo -F vermagic "$ko")" || return 1
+		grep -qx '0.1.0' <<<"$(modinfo -F version "$ko")" || return 1
 	done
 }
 

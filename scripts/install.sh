@@ -26,6 +26,11 @@
 #     -> ../libsrd.so.1                     to the library, as rdma-core
 #                                           installs libefa
 #   SYSCONFDIR/libibverbs.d/srd.driver      tells libibverbs to load it
+#   LIBDIR/softsrd/libefa.so.1              softsrd's libefa (efa-compat/), in
+#                                           a directory of its own that ld.so
+#                                           never searches by itself: never
+#                                           over the system's libefa.so.1
+#   PREFIX/bin/srd-efa-run                  runs a command with it in front
 #   PREFIX/include/rdma/*.h                 every uapi header (srd-abi.h)
 #   PREFIX/include/infiniband/*dv.h         direct-verbs headers, provider/*dv.h
 #                                           (srddv.h)
@@ -138,6 +143,10 @@ for h in "${dv[@]}"; do
 done
 need "$TOP/provider/softsrd.pc.in"
 need "$TOP/provider/libsrd.pc.in"
+efadir=$libdir/softsrd
+need "$build/efa-compat/libefa.so.1"
+add "$build/efa-compat/libefa.so.1" 0644 "$efadir/libefa.so.1"
+need "$TOP/efa-compat/srd-efa-run.in"
 
 if [ ${#missing[@]} -gt 0 ]; then
 	for f in "${missing[@]}"; do
@@ -168,6 +177,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "$driver_line" >"$tmp/$provider.driver"
 inst "$tmp/$provider.driver" 0644 "$sysconfdir/libibverbs.d/$provider.driver"
+
+# srd-efa-run for the installed library; libsrd is installed, so it needs
+# no plugin path of its own.
+sed -e "s|@EFA_DIR@|$efadir|" -e "s|@PROVIDER_DIR@||" \
+	"$TOP/efa-compat/srd-efa-run.in" >"$tmp/srd-efa-run"
+inst "$tmp/srd-efa-run" 0755 "$prefix/bin/srd-efa-run"
 
 # libdir relative to prefix when it is under it, so the .pc file stays
 # relocatable.

@@ -6,8 +6,10 @@
 #  - `make install DESTDIR=<tmp> PREFIX=/usr NODEPS=1` installs exactly the
 #    module for every target kernel, the provider library libsrd.so.1 with
 #    its -lsrd link and its libibverbs plugin link, srd.driver, the uapi
-#    header, srddv.h, softsrd.pc and libsrd.pc, with the right modes and
-#    contents; softsrd.pc's Cflags find the installed uapi header, and a
+#    header, srddv.h, softsrd.pc and libsrd.pc, softsrd's libefa.so.1 in
+#    LIBDIR/softsrd and srd-efa-run, with the right modes and contents;
+#    srd-efa-run puts the installed libefa.so.1 in front of the system's;
+#    softsrd.pc's Cflags find the installed uapi header, and a
 #    program using srddv.h builds with libsrd.pc against the installed
 #    library;
 #  - again with PREFIX=/usr/local, which moves the library, the plugin, the
@@ -42,8 +44,8 @@ for d in /lib/modules/*/build; do
 done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
 
-# 24 tests, and one more for the module of each kernel.
-planned=$((24 + ${#kvers[@]}))
+# 28 tests, and one more for the module of each kernel.
+planned=$((28 + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$planned"
 
@@ -138,7 +140,8 @@ libs_link() {
 	printf '#include <infiniband/srddv.h>\nint main(void) { static struct srddv_ah_attr a; return srddv_query_ah(0, &a, sizeof(a)); }\n' >"$tmp/dv.c"
 	# shellcheck disable=SC2086 # word splitting wanted
 	cc -o "$tmp/dv" "$tmp/dv.c" $flags || return 1
-	objdump -T "$tmp/dv" | grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' || {
+	# (Not a pipe into grep -q: under pipefail, objdump's SIGPIPE fails it.)
+	grep -Eq '\(SRD_1\.0\) +srddv_query_ah$' <<<"$(objdump -T "$tmp/dv")" || {
 		echo "the program does not bind srddv_query_ah@SRD_1.0"
 		return 1
 	}
@@ -176,6 +179,23 @@ compiles() {
 		cc $c -fsyntax-only -x c -
 }
 
+# efa_run_is ROOT PREFIX: the installed srd-efa-run (mode 755) runs its
+# command with LIBDIR/softsrd first in LD_LIBRARY_PATH and nothing of the
+# build tree, where ld.so then finds softsrd's libefa.so.1.
+efa_run_is() {
+	local root=$1 prefix=$2 run out
+	run=$root$prefix/bin/srd-efa-run
+	file_is "$run" 755 || return 1
+	grep -q "^efa_dir='$prefix/lib/$multiarch/softsrd'$" "$run" ||
+		{ echo "$run: efa_dir is not $prefix/lib/$multiarch/softsrd"; return 1; }
+	grep -q "^provider_dir=''$" "$run" ||
+		{ echo "$run: provider_dir is set"; return 1; }
+	! grep -q "$TOP" "$run" || { echo "$run names the build tree"; return 1; }
+	out=$(LD_LIBRARY_PATH=/x "$run" sh -c 'echo "$LD_LIBRARY_PATH"') || return 1
+	[ "$out" = "$prefix/lib/$multiarch/softsrd:/x" ] ||
+		{ echo "LD_LIBRARY_PATH '$out'"; return 1; }
+}
+
 # --- make install, PREFIX=/usr ---------------------------------------
 d1=$tmp/usr-root
 mkdir "$d1"
@@ -210,6 +230,11 @@ check "installed header compiles with pkg-config --cflags softsrd" \
 	compiles "$d1" /usr
 check "libsrd.pc valid; a srddv.h program builds with it and binds SRD_1.0" \
 	libs_link "$d1" /usr
+check "softsrd's libefa.so.1 in usr/lib/$multiarch/softsrd" \
+	file_is "$d1/usr/lib/$multiarch/softsrd/libefa.so.1" 644 "$TOP/build/efa-compat/libefa.so.1"
+check "usr/bin/srd-efa-run puts usr/lib/$multiarch/softsrd in front" \
+	efa_run_is "$d1" /usr
+want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run)
 want1+=("/usr/lib/$multiarch/$lib" "/usr/lib/$multiarch/libsrd.so"
 	"/usr/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
 	/usr/include/rdma/srd-abi.h /usr/include/infiniband/srddv.h
@@ -244,6 +269,11 @@ for k in "${kvers[@]}"; do
 done
 check "libsrd.pc in usr/local; a srddv.h program builds with it" \
 	libs_link "$d2" /usr/local
+check "softsrd's libefa.so.1 in usr/local/lib/$multiarch/softsrd" \
+	file_is "$d2/usr/local/lib/$multiarch/softsrd/libefa.so.1" 644 "$TOP/build/efa-compat/libefa.so.1"
+check "usr/local/bin/srd-efa-run puts usr/local/lib/$multiarch/softsrd in front" \
+	efa_run_is "$d2" /usr/local
+want2+=("/usr/local/lib/$multiarch/softsrd/libefa.so.1" /usr/local/bin/srd-efa-run)
 want2+=("/usr/local/lib/$multiarch/$lib" "/usr/local/lib/$multiarch/libsrd.so"
 	"/usr/local/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
 	/usr/local/include/rdma/srd-abi.h /usr/local/include/infiniband/srddv.h
