@@ -19,6 +19,10 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	# rdma-core 44 userspace, headers and tools used by the tests.
 	rdma-core ibverbs-utils libibverbs-dev ibverbs-providers perftest
+	# EFA software run unmodified on softsrd (the srd_efa_* selftests,
+	# make demo, make bench): libfabric's fi_info and fi_pingpong, Open
+	# MPI and its mpicc.  libefa.so.1 itself comes with ibverbs-providers.
+	libfabric-bin openmpi-bin libopenmpi-dev
 	# strace: selftests/srd_cq_syscalls.sh counts the datapath's system
 	# calls with it.
 	strace

@@ -20,6 +20,9 @@ poweroff_now() {
 }
 
 mount -t devpts devpts /dev/pts 2>/dev/null
+# POSIX shared memory, as every system has it: libfabric's shm provider
+# and Open MPI use it.
+mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 ip link set lo up
 hostname softsrd-vm
 echo 1 >/proc/sys/kernel/sysrq

@@ -186,6 +186,24 @@ listening() {
 	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
 }
 
+# set_limits PROFILE: srd devices created from now on take the limits
+# profile PROFILE (softsrd or efa); cleanup puts the old one back.
+SRD_LIMITS_PARAM=/sys/module/rdma_srd/parameters/limits
+SRD_LIMITS_ORIG=
+set_limits() {
+	[ -n "$SRD_LIMITS_ORIG" ] || SRD_LIMITS_ORIG=$(cat "$SRD_LIMITS_PARAM")
+	echo "+ echo $1 > $SRD_LIMITS_PARAM"
+	echo "$1" >"$SRD_LIMITS_PARAM" || fail "cannot set the limits profile $1"
+}
+
+# srd_efa_run: the build tree's srd-efa-run, which runs a command on
+# softsrd's libefa.so.1.
+srd_efa_run() {
+	local r=${SRD_BUILD:-$SRD_TOP/build}/efa-compat/srd-efa-run
+	[ -x "$r" ] || fail "$r is not built (make)"
+	echo "$r"
+}
+
 # Every test leaves the guest as it found it.
 SRD_NETNS=()
 SRD_LINKS=()
@@ -205,6 +223,7 @@ srd_cleanup() {
 	for n in "${SRD_NETNS[@]}"; do
 		ip netns del "$n" 2>/dev/null
 	done
+	[ -z "$SRD_LIMITS_ORIG" ] || echo "$SRD_LIMITS_ORIG" >"$SRD_LIMITS_PARAM"
 	true
 }
 trap srd_cleanup EXIT

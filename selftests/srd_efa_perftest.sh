@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Debian's perftest, unmodified, in SRD mode (-c SRD: efadv_create_qp_ex
+# and efadv_query_device from libefa.so.1) between two namespaces, under
+# srd-efa-run, in both limits profiles: ib_send_bw and ib_send_lat report
+# figures, and the SRD counters show the messages went through softsrd.
+# The softsrd profile carries messages larger than the MTU, as EFA cannot.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_srd_module
+require_cmd ib_send_bw ib_send_lat
+run=$(srd_efa_run)
+
+# perf TOOL ARGS...: TOOL -c SRD as server in NS_A and client in NS_B.
+perf() {
+	local tool=$1 sent0 sent1 figures
+	shift
+	sent0=$(hw_counter "$DEV_B" srd_msgs_sent)
+	run_pair 18515 "$NS_A" "$NS_B" \
+		"$run" "$tool" -d "$DEV_A" -x "$GIDX4_A" -c SRD -F "$@" -- \
+		"$run" "$tool" -d "$DEV_B" -x "$GIDX4_B" -c SRD -F "$@" "$IP4_A"
+	figures=$(awk '/^ *#bytes/ { getline; print; exit }' <<<"$PAIR_CLIENT_OUT")
+	echo "$tool -c SRD $*: $(tr -s " \t" " " <<<"$figures")"
+	expect_match "$tool -c SRD $* reports figures" \
+		'^[[:space:]]*[0-9]+[[:space:]]+[0-9]+([[:space:]]+[0-9.]+)+[[:space:]]*$' "$figures"
+	sent1=$(hw_counter "$DEV_B" srd_msgs_sent)
+	[ "$sent1" -gt "$sent0" ] ||
+		fail "$tool: expected $DEV_B's srd_msgs_sent to grow, saw $sent0 -> $sent1"
+	echo "ok: $tool went over softsrd SRD: $DEV_B srd_msgs_sent $sent0 -> $sent1"
+}
+
+# The efa profile: sends up to the MTU, as on EFA.
+set_limits efa
+two_hosts spe 9000
+perf ib_send_bw -s 4096 -n 1000
+perf ib_send_lat -s 2 -n 1000
+expect_match "efa profile: $DEV_A's max_msg_sz is the MTU" "max_msg_sz:[[:space:]]*0x1000\b" \
+	"$(ibv_devinfo -v -d "$DEV_A")"
+
+# The softsrd profile: the same tools, with messages EFA could not carry.
+pp rdma link del "$DEV_A"
+pp rdma link del "$DEV_B"
+set_limits softsrd
+pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
+pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
+wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
+wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
+wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
+wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+expect_match "softsrd profile: $DEV_A's max_msg_sz is 1 MiB" "max_msg_sz:[[:space:]]*0x100000\b" \
+	"$(ibv_devinfo -v -d "$DEV_A")"
+GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")
+GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 $IP4_B)")
+perf ib_send_bw -s 65536 -n 300
+perf ib_send_lat -s 2 -n 1000
+exit $KSFT_PASS
