@@ -419,23 +419,29 @@ static void srd_send_msg_complete(struct srd_send_msg *msg,
 	struct srd_qp *qp = msg->qp;
 	struct srd_cqe cqe = {};
 
+	bool post;
+
 	srd_comp_status_to_wc(st, &cqe.status, &cqe.vendor_err);
 	/* A QP being destroyed completes nothing more. */
-	if ((cqe.status != IB_WC_SUCCESS || msg->signaled) &&
-	    !READ_ONCE(qp->sq_dead)) {
-		cqe.wr_id = msg->wr_id;
-		cqe.opcode = srd_wqe_cqe_opcode(msg->opcode);
-		cqe.byte_len = msg->len;
-		cqe.qp_num = qp->ibqp.qp_num;
-		srd_cq_post(qp->scq, &cqe);
-	}
+	post = (cqe.status != IB_WC_SUCCESS || msg->signaled) &&
+	       !READ_ONCE(qp->sq_dead);
+	cqe.wr_id = msg->wr_id;
+	cqe.opcode = srd_wqe_cqe_opcode(msg->opcode);
+	cqe.byte_len = msg->len;
+	cqe.qp_num = qp->ibqp.qp_num;
 	srd_send_msg_free(msg);
 
-	/* Room in the SQ: for the provider, and for a doorbell that stopped. */
+	/*
+	 * Room in the SQ, before the completion says so: a program that
+	 * posts again on seeing it must find the slot free (perftest does,
+	 * and failed with ENOMEM when the completion came first).
+	 */
 	atomic_dec(&qp->sq_inflight);
 	srd_sq_publish(qp);
+	if (post)
+		srd_cq_post(qp->scq, &cqe);
 	/* Pairs with srd_sq_has_room(): we see sq_blocked, or it sees room. */
-	smp_mb__after_atomic();
+	smp_mb();
 	if (READ_ONCE(qp->sq_blocked))
 		mod_delayed_work(system_wq, &qp->sq_work, 0);
 	srd_qp_put(qp);

@@ -1287,6 +1287,70 @@ out:
 
 /* --- 7: ibv_wr_* ----------------------------------------------------------- */
 
+/*
+ * A send's completion means its SQ slot is free: a program that keeps its
+ * SQ full posts again the moment it sees one (perftest does), and that
+ * post must never find the queue full.  The kernel once posted an SRD
+ * send's completion before it freed the slot.
+ */
+static void case_sq_slot_before_completion(void)
+{
+	enum { DEPTH = 4, SENDS = 3000, LEN = 64, RECVS = 64 };
+	struct ibv_qp_cap granted;
+	struct ibv_qp *qa, *qb;
+	struct ibv_wc wc[DEPTH];
+	int posted = 0, done = 0, recvd = 0, n, rc, i, full = 0, bad = 0;
+	long long end;
+
+	qa = srd_qp(&A, DEPTH, 1, 1, 7, &granted);
+	qb = srd_qp(&B, 1, RECVS, 1, 7, NULL);
+	if (!qa || !qb)
+		goto out;
+	/* The ring may be larger than asked: keep it full, whatever it is. */
+	for (i = 0; i < RECVS; i++)
+		if (srd_post_recv(qb, i, bbuf + (size_t)i * LEN, LEN, bmr->lkey))
+			bad++;
+	end = srd_now_ms() + 60000;
+	while (done < SENDS && srd_now_ms() < end) {
+		while (posted < SENDS && posted - done < (int)granted.max_send_wr) {
+			rc = srd_post_send(qa, posted, dest(qb), abuf, LEN, amr->lkey,
+					   IBV_SEND_SIGNALED);
+			if (rc) {
+				if (rc == ENOMEM)
+					full++;
+				else
+					bad++;
+				break;
+			}
+			posted++;
+		}
+		n = ibv_poll_cq(A.scq, DEPTH, wc);
+		for (i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				bad++;
+		done += n > 0 ? n : 0;
+		/* Receives return to the RQ as they complete. */
+		n = ibv_poll_cq(B.rcq, DEPTH, wc);
+		for (i = 0; i < n; i++, recvd++)
+			if (srd_post_recv(qb, wc[i].wr_id, bbuf + wc[i].wr_id * LEN,
+					  LEN, bmr->lkey))
+				bad++;
+		if (full || bad)
+			break;
+	}
+	expect_eq("sends completed, the SQ kept full", SENDS, done);
+	expect_eq("posts refused with ENOMEM right after a completion", 0, full);
+	expect_eq("other failures", 0, bad);
+	printf("# %d sends through an SQ of %u, %d received\n", done,
+	       granted.max_send_wr, recvd);
+out:
+	drain_all();
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+}
+
 static void case_wr_api(void)
 {
 	struct ibv_qp_cap cap = {
@@ -1462,6 +1526,7 @@ static const struct {
 	{ "errors: unknown QPN, qkey, short receive, RNR; the QP carries on", case_errors, NULL },
 	{ "receiving QP destroyed mid-stream", case_destroy_peer, NULL },
 	{ "ibv_wr_* API and ibv_wr_abort", case_wr_api, NULL },
+	{ "a send's completion means its SQ slot is free", case_sq_slot_before_completion, NULL },
 	{ "limits profile", NULL, "srd_limits.sh covers the limits profiles" },
 };
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
