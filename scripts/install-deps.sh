@@ -23,6 +23,9 @@ PACKAGES=(
 	# make demo, make bench): libfabric's fi_info and fi_pingpong, Open
 	# MPI and its mpicc.  libefa.so.1 itself comes with ibverbs-providers.
 	libfabric-bin openmpi-bin libopenmpi-dev
+	# rdma-core's Python bindings: selftests/srd_pyverbs.py checks what
+	# rdma-core's own tests check of a device.
+	python3-pyverbs
 	# strace: selftests/srd_cq_syscalls.sh counts the datapath's system
 	# calls with it.
 	strace

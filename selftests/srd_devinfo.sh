@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# ibv_devinfo shows sensible attributes: fw_ver, a node GUID derived from
-# the MAC, Ethernet link layer, active MTU from the netdev MTU, honest
-# limits, and the GIDs.
+# ibv_devinfo shows sensible attributes: fw_ver, softsrd's vendor ids, a
+# node GUID derived from the MAC, Ethernet link layer, active MTU from the
+# netdev MTU, honest limits, and the GIDs.  The device hangs from a parent
+# on the softsrd bus, bound to the rdma_srd driver, with a PCI-style name
+# and no modalias; rdma-core's own checks pass through pyverbs.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -17,6 +19,8 @@ info=$(ibv_devinfo -d srdd0)
 echo "$info"
 field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }' <<<"$2"; }
 expect_eq "fw_ver" 0.1.0 "$(field fw_ver "$info")"
+expect_eq "vendor_id" 0x737264 "$(field vendor_id "$info")"
+expect_eq "vendor_part_id" 21316 "$(field vendor_part_id "$info")"
 # EUI-64 of 02:11:22:33:44:55: flip the U/L bit, insert ff:fe.
 expect_eq "node_guid" 0011:22ff:fe33:4455 "$(field node_guid "$info")"
 expect_eq "link_layer" Ethernet "$(field link_layer "$info")"
@@ -48,4 +52,24 @@ echo "ok: ibv_devinfo -v reports positive limits"
 expect_eq "max_pkeys" 1 "$(field max_pkeys "$v")"
 expect_eq "atomic_cap" "ATOMIC_NONE (0)" "$(field atomic_cap "$v")"
 expect_match "GID of 192.0.2.7 in ibv_devinfo -v" 'GID\[ *[0-9]+\]:[[:space:]]+0000:0000:0000:0000:0000:ffff:c000:0207' "$v"
+
+# The parent device: what libfabric resolves before it offers a device.
+parent=$(readlink -f /sys/class/infiniband/srdd0/device)
+expect_match "srdd0's parent" '^/sys/devices/softsrd/fffe:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$' "$parent"
+expect_eq "its driver" /sys/bus/softsrd/drivers/rdma_srd "$(readlink -f /sys/class/infiniband/srdd0/device/driver)"
+[ ! -e "$parent/modalias" ] || fail "$parent has a modalias: a PCI provider could claim srdd0"
+echo "ok: no modalias for a provider to match"
+add_srd srdd1 sd1
+parent1=$(readlink -f /sys/class/infiniband/srdd1/device)
+[ "$parent1" != "$parent" ] || fail "srdd0 and srdd1 share a parent"
+echo "ok: srdd1 has a parent of its own, $parent1"
+pp rdma link del srdd1
+wait_for "srdd1's parent goes with it" 10 bash -c "[ ! -e $parent1 ]"
+
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
+	pp /usr/bin/python3 "$SRD_TOP/selftests/srd_pyverbs.py" srdd0 ||
+		fail "rdma-core's checks, through pyverbs, fail on srdd0"
+else
+	fail "python3-pyverbs is missing (scripts/install-deps.sh installs it)"
+fi
 exit $KSFT_PASS

@@ -8,7 +8,7 @@
  * srd devices (srd_efadv.sh checks both).
  *
  *   srd_efadv DEV_A IP_A DEV_B IP_B softsrd|efa
- *   srd_efadv --foreign DEV real|absent
+ *   srd_efadv --foreign DEV IP DST_IP real|absent
  *
  * The last argument is the devices' limits profile: what efadv must
  * report, which RDMA the QPs may ask for, and the completion conventions
@@ -652,7 +652,8 @@ static void test_query_ah(struct qp_env *e, const char *ip, const char *dst_ip)
 
 /* --- another device's objects ------------------------------------------- */
 
-static int test_foreign(const char *dev, bool real)
+static int test_foreign(const char *dev, const char *ip, const char *dst_ip,
+			bool real)
 {
 	struct ibv_qp_init_attr_ex qa = {};
 	struct ibv_qp_init_attr qi = {};
@@ -668,8 +669,8 @@ static int test_foreign(const char *dev, bool real)
 	struct ibv_cq_ex *cqx = ibv_create_cq_ex(ctx, &ca);
 	struct efadv_cq *dv;
 	struct ibv_ah *ah;
+	int gidx, rc;
 	void *p;
-	int rc;
 
 	if (!pd || !cq || !cqx)
 		srd_die("PD and CQs on the other device", errno);
@@ -700,8 +701,11 @@ static int test_foreign(const char *dev, bool real)
 		   "efadv_create_cq on another device: EOPNOTSUPP (saw %s)",
 		   p ? "a CQ" : strerror(errno));
 
-	if (ibv_query_gid(ctx, 1, 0, &ah_attr.grh.dgid))
-		srd_die("ibv_query_gid", errno);
+	gidx = srd_find_gid(ctx, ip, NULL);
+	if (gidx < 0 || srd_gid_of_ip(dst_ip, &ah_attr.grh.dgid))
+		srd_die("the other device's GIDs", ENOENT);
+	ah_attr.grh.sgid_index = gidx;
+	ah_attr.grh.hop_limit = 64;
 	ah = ibv_create_ah(pd, &ah_attr);
 	if (!ah)
 		srd_die("ibv_create_ah on the other device", errno);
@@ -738,11 +742,13 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int rc;
 
-	if (argc == 4 && !strcmp(argv[1], "--foreign"))
-		return test_foreign(argv[2], !strcmp(argv[3], "real"));
+	if (argc == 6 && !strcmp(argv[1], "--foreign"))
+		return test_foreign(argv[2], argv[3], argv[4],
+				    !strcmp(argv[5], "real"));
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s DEV_A IP_A DEV_B IP_B softsrd|efa\n"
-			"       %s --foreign DEV real|absent\n", argv[0], argv[0]);
+			"       %s --foreign DEV IP DST_IP real|absent\n",
+			argv[0], argv[0]);
 		return 2;
 	}
 	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)

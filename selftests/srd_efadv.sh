@@ -42,21 +42,32 @@ efadv efa efe
 # log; with no system libefa to ask, the same errors.
 require_cmd unshare
 pp modprobe rdma_rxe || skip "no rdma_rxe module"
-veth_pair efx0 efx1
+# An rxe AH needs a neighbour: the veth's other end, in a namespace.
+new_netns efx_b
+pp ip link add efx0 type veth peer name efx1 netns efx_b
+SRD_NETDEVS+=(efx0)
 pp ip addr add 10.202.0.1/24 dev efx0
+pp ip -n efx_b addr add 10.202.0.2/24 dev efx1
+pp ip link set efx0 up
+pp ip -n efx_b link set efx1 up
+# A permanent entry: the resolution does not wait for ARP.
+mac=$(ip -n efx_b -o link show efx1 | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+pp ip neigh replace 10.202.0.2 lladdr "$mac" dev efx0 nud permanent
 pp rdma link add rxe_efx type rxe netdev efx0 || fail "cannot add an rxe device"
 SRD_LINKS+=(rxe_efx)
 log=$(mktemp /tmp/srd_efadv_log.XXXXXX)
-echo "+ VERBS_LOG_LEVEL=1 $run $bin --foreign rxe_efx real"
-VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log "$run" "$bin" --foreign rxe_efx real ||
+wait_for "rxe_efx has the GID of 10.202.0.1" 10 has_gid rxe_efx "$(gid_of_ipv4 10.202.0.1)"
+foreign=(--foreign rxe_efx 10.202.0.1 10.202.0.2)
+echo "+ VERBS_LOG_LEVEL=1 $run $bin ${foreign[*]} real"
+VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log "$run" "$bin" "${foreign[@]}" real ||
 	fail "srd_efadv on rxe_efx, forwarded to the system's libefa"
 expect_match "the system's libefa answered for rxe_efx" "Not an EFA device" "$(cat "$log")"
 real_efa=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs/libefa-rdmav34.so)
 : >"$log"
-echo "+ unshare -m: $real_efa hidden; VERBS_LOG_LEVEL=1 $run $bin --foreign rxe_efx absent"
+echo "+ unshare -m: $real_efa hidden; VERBS_LOG_LEVEL=1 $run $bin ${foreign[*]} absent"
 VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log unshare -m sh -c \
 	'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$real_efa" \
-	"$run" "$bin" --foreign rxe_efx absent ||
+	"$run" "$bin" "${foreign[@]}" absent ||
 	fail "srd_efadv on rxe_efx without the system's libefa"
 [[ "$(cat "$log")" != *"Not an EFA device"* ]] || fail "the hidden libefa answered"
 echo "ok: without the system's libefa, the same errors"
