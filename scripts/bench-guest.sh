@@ -8,6 +8,8 @@
 #                               channel (scripts/bench-serve.py)
 #   bench-guest.sh client DIR   10.77.0.2: sets up, then drives every
 #                               measurement
+#   bench-guest.sh efa-profile DIR  (in both, from the client) srd0 anew
+#                               in the efa profile, and no rxe0
 #
 # Both guests put rxe0 and srd0 on the one link, so every row crosses the
 # same path.  The verbs programs of the bandwidth rows sleep on a
@@ -34,6 +36,8 @@ IP_SERVER=10.77.0.1
 IP_CLIENT=10.77.0.2
 CTL_PORT=7077
 SRD_PERF=$TOP/build/selftests/srd_perf
+# EFA software runs on softsrd's libefa.so.1 through this.
+EFA_RUN=$TOP/build/efa-compat/srd-efa-run
 
 pp() {
 	echo "+ $*"
@@ -345,6 +349,72 @@ srd_rdma_rows() {
 	done
 }
 
+# shellcheck disable=SC2086 # as perftest_rows
+# efa_perftest_rows: perftest -c SRD, as Debian ships it, on softsrd's
+# libefa (srd-efa-run), at each size.  perftest's SRD mode refuses
+# completion events, so both rows busy-poll: the bandwidth compares with
+# the busy-polling rxe RC rows (spin_rows), the latency with rxe RC's.
+# The bandwidth rows count messages (-n, as the other perftest rows): its
+# timed mode (-D) ended with the client failing to exchange its results.
+efa_perftest_rows() {
+	local s a
+	for s in $SIZES; do
+		new_port
+		a="-d srd0 -c SRD -F -p $NPORT -s $s -t $DEPTH -n $(bw_iters "$s")"
+		measure "srd-efa-bw-$s" efa srd-efa ib_send_bw bw "$s" 0 $((DUR + 60)) tcp $NPORT \
+			"$EFA_RUN ib_send_bw $a -x $SGIDX_SRD" -- \
+			"$EFA_RUN" ib_send_bw $a -x "$GIDX_SRD" "$IP_SERVER"
+		new_port
+		a="-d srd0 -c SRD -F -p $NPORT -s $s -n $(lat_iters "$s")"
+		measure "srd-efa-lat-$s" efa srd-efa ib_send_lat lat "$s" 0 150 tcp $NPORT \
+			"$EFA_RUN ib_send_lat $a -x $SGIDX_SRD" -- \
+			"$EFA_RUN" ib_send_lat $a -x "$GIDX_SRD" "$IP_SERVER"
+	done
+}
+
+# efa_profile: srd0 again, in the efa limits profile and as the only RDMA
+# device, as libfabric's efa provider needs (it refuses a machine with any
+# other RDMA device, and relies on EFA's completion conventions).  Run in
+# both guests (bench-guest.sh efa-profile DIR).
+efa_profile() {
+	local d ip4
+	IF=$(nic_name)
+	for d in rxe0 srd0; do
+		[ ! -d "/sys/class/infiniband/$d" ] || pp rdma link del "$d"
+	done
+	pp sh -c "echo efa >/sys/module/rdma_srd/parameters/limits"
+	pp rdma link add srd0 type srd netdev "$IF"
+	wait_until "srd0 ACTIVE" 20 port_active srd0
+	ip4=$(ip -4 -o addr show dev "$IF" | awk '{ sub("/.*", "", $4); print $4; exit }')
+	wait_until "srd0's GID of $ip4" 20 gid_index srd0 "$ip4"
+}
+
+# fi_iters SIZE: fi_pingpong's iterations, about 2 s of round trips here.
+# Its clock includes the endpoints' first exchange (about 0.2 s under TCG,
+# a handshake of libfabric's), which this many round trips make small.
+fi_iters() {
+	local size=$1
+	if [ "$QUICK" = 1 ]; then echo 50; return; fi
+	if [ "$size" -le 4096 ]; then echo 2000
+	elif [ "$size" -le 65536 ]; then echo 200
+	else echo 20; fi
+}
+
+# fi_rows: libfabric's fi_pingpong -e rdm over softsrd (efa profile), one
+# size at a time, shared memory off; its figures are an average one-way
+# latency (usec/xfer: half a round trip) and the MB/s that implies.
+fi_rows() {
+	local s e="env FI_EFA_ENABLE_SHM_TRANSFER=0"
+	both "$TOP/scripts/bench-guest.sh efa-profile $dir"
+	for s in $SIZES; do
+		new_port
+		measure "fi-rdm-$s" fi srd-fi fi_pingpong lat "$s" 0 150 tcp $NPORT \
+			"$e $EFA_RUN fi_pingpong -p efa -e rdm -d srd0-rdm -B $NPORT -S $s -I $(fi_iters "$s")" -- \
+			$e "$EFA_RUN" fi_pingpong -p efa -e rdm -d srd0-rdm -P $NPORT -S "$s" \
+			-I "$(fi_iters "$s")" "$IP_SERVER"
+	done
+}
+
 # srd_bw ID GROUP SIZE LOSS: srd_perf streaming at perftest's depth.
 srd_bw() {
 	new_port
@@ -450,9 +520,12 @@ run_client() {
 	srd_rows
 	spin_rows srd
 	srd_rdma_rows
+	efa_perftest_rows
 	loss_rows_srd
 	# Four ECMP links between namespaces of this guest, one black-holed.
 	"$TOP/scripts/bench-multipath.sh" "$dir" "$DUR" "$LOSS_SIZE" "$DEPTH"
+	# Last: they take rxe0 away and make srd0 anew.
+	fi_rows
 	ctl quit
 	echo "bench-guest: all measurements done"
 }
@@ -461,5 +534,6 @@ mkdir -p "$raw"
 case "$role" in
 server) run_server ;;
 client) run_client ;;
+efa-profile) efa_profile ;;
 *) die "unknown role $role" ;;
 esac

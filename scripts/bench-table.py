@@ -29,6 +29,9 @@ RDMA_LAT_SIZE = "64"
 # The busy-polling bandwidth rows (bench-guest.sh spin_rows).
 SPIN_ROWS = (("rxe-rc-spin", "rxe RC, busy-polling (perftest without -e)"),
              ("srd-spin", "softsrd SRD, busy-polling (srd_perf without -E)"))
+# EFA software on softsrd (bench-guest.sh efa_perftest_rows, fi_rows).
+EFA_PERFTEST = ("srd-efa", "softsrd SRD, perftest -c SRD on softsrd's libefa, busy-polling")
+FI_RDM = "fi-rdm"
 
 
 def read_kv(path):
@@ -147,6 +150,24 @@ def parse_srd_perf(client):
     return {}
 
 
+def parse_fi_pingpong(client):
+    """fi_pingpong's result line: bytes #sent #ack total time MB/sec
+    usec/xfer Mxfers/sec.  usec/xfer is half a round trip's average (it
+    divides by two transfers per iteration); MB/sec is bytes per µs."""
+    head = False
+    for l in client.splitlines():
+        f = l.split()
+        if f[:2] == ["bytes", "#sent"]:
+            head = True
+        elif head and len(f) >= 8 and f[2].startswith("="):
+            # Counts are printed short: 200, 2k, 1m.
+            mult = {"k": 1e3, "m": 1e6, "g": 1e9}.get(f[1][-1:].lower(), 1)
+            iters = num(f[1][:-1] if mult != 1 else f[1])
+            return {"iters": iters * mult if iters is not None else None,
+                    "MBps": num(f[5]), "avg_us": num(f[6])}
+    return {}
+
+
 def parse(rec, raw):
     client = read_text(os.path.join(raw, rec["id"] + ".client.txt"))
     server = read_text(os.path.join(raw, rec["id"] + ".server.txt"))
@@ -161,12 +182,16 @@ def parse(rec, raw):
         return parse_ib_send_lat(client)
     if tool == "srd_perf":
         return parse_srd_perf(client)
+    if tool == "fi_pingpong":
+        return parse_fi_pingpong(client)
     return {}
 
 
 def primary(rec):
     """The figure a row must have: bandwidth or median latency."""
     m = rec["metrics"]
+    if rec["tool"] == "fi_pingpong":
+        return m.get("avg_us")
     return m.get("MBps") if rec["mode"] == "bw" else m.get("p50_us")
 
 
@@ -324,7 +349,7 @@ def table(dirname, recs, params, machine):
     w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
     w("|---|" + "---|" * len(sizes))
     spin = [t for t, _ in SPIN_ROWS]
-    for name, t in rows + [(n, t) for t, n in RDMA_OPS + SPIN_ROWS]:
+    for name, t in rows + [(n, t) for t, n in RDMA_OPS + SPIN_ROWS + (EFA_PERFTEST,)]:
         cells = []
         for s in sizes:
             rid = "%s-bw-%s" % (t, s)
@@ -347,9 +372,29 @@ def table(dirname, recs, params, machine):
     w("")
     w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
     w("|---|" + "---|" * len(sizes))
-    for name, t in rows:
+    for name, t in rows + [(EFA_PERFTEST[1].replace(", busy-polling", ""), EFA_PERFTEST[0])]:
         w("| %s | %s |" % (name, " | ".join(
             cell(by.get("%s-lat-%s" % (t, s)), lat_cell) for s in sizes)))
+    w("")
+
+    w("## libfabric over softsrd: fi_pingpong -e rdm")
+    w("")
+    w("Debian's fi_pingpong, with libfabric 1.17's efa provider on softsrd's "
+      "libefa (srd-efa-run), srd0 made anew in the efa limits profile and rxe0 "
+      "removed (the efa provider wants no other RDMA device), shared memory "
+      "off; one size per run.  fi_pingpong reports an average only: half a "
+      "round trip (usec/xfer), and MB/s; its clock includes the endpoints' "
+      "first exchange, about 0.2 s here, spread over the run's round trips "
+      "(%s)." % ", ".join(sorted({"%d" % r["metrics"]["iters"] for r in recs
+                                   if r["id"].startswith(FI_RDM) and r["metrics"].get("iters")},
+                                  key=int)))
+    w("")
+    w("| | " + " | ".join(size_name(s) for s in sizes) + " |")
+    w("|---|" + "---|" * len(sizes))
+    w("| one-way average, µs | %s |" % " | ".join(
+        cell(by.get("%s-%s" % (FI_RDM, s)), lambda m: fmt(m.get("avg_us"))) for s in sizes))
+    w("| MB/s | %s |" % " | ".join(
+        cell(by.get("%s-%s" % (FI_RDM, s)), lambda m: fmt(m.get("MBps"))) for s in sizes))
     w("")
 
     ls = RDMA_LAT_SIZE
@@ -427,12 +472,21 @@ def table(dirname, recs, params, machine):
         if s in sizes:
             w("| busy-polling: SRD bw / rxe RC bw at %s | %s |" % (
                 size_name(s), ratio(val("srd-spin-bw-" + s), val("rxe-rc-spin-bw-" + s))))
+    for s in ("65536", "1048576"):
+        if s in sizes:
+            w("| busy-polling: perftest -c SRD bw / rxe RC bw at %s | %s |" % (
+                size_name(s), ratio(val("srd-efa-bw-" + s), val("rxe-rc-spin-bw-" + s))))
     best = max([v for v in (val("srd-bw-" + s) for s in sizes) if v is not None], default=None)
     w("| best SRD bw / raw UDP | %s |" % ratio(best, val("udp_bw")))
     s0 = "64" if "64" in sizes else sizes[0] if sizes else None
     if s0:
         w("| SRD p50 / rxe RC p50 at %s | %s |" % (
             size_name(s0), ratio(val("srd-lat-" + s0, "p50_us"), val("rxe-rc-lat-" + s0, "p50_us"))))
+        w("| perftest: ib_send_lat -c SRD p50 / -c RC on rxe p50 at %s | %s |" % (
+            size_name(s0), ratio(val("srd-efa-lat-" + s0, "p50_us"), val("rxe-rc-lat-" + s0, "p50_us"))))
+        w("| fi_pingpong -e rdm average / ib_send_lat -c SRD average at %s | %s |" % (
+            size_name(s0), ratio(val("%s-%s" % (FI_RDM, s0), "avg_us"),
+                                 val("srd-efa-lat-" + s0, "avg_us"))))
     if "1" in losses and "0" in losses:
         w("| SRD goodput at 1 %% loss / loss-free | %s |" % ratio(val("loss-srd-1"), val("loss-srd-0")))
     w("")
@@ -504,6 +558,9 @@ def expected_ids(params):
     for t, _ in SPIN_ROWS:
         must += ["%s-bw-%s" % (t, s) for s in sizes
                  if params.get("QUICK") == "1" or int(s) >= 65536]
+    for s in sizes:
+        must += ["%s-bw-%s" % (EFA_PERFTEST[0], s), "%s-lat-%s" % (EFA_PERFTEST[0], s),
+                 "%s-%s" % (FI_RDM, s)]
     must += ["multipath-0", "multipath-1"]
     may = []
     for l in params.get("LOSSES", "").split():
