@@ -39,7 +39,17 @@ struct srd_bus_dev {
 	int id;
 };
 
-static struct bus_type srd_bus_type = {
+/*
+ * 6.1's bus_register() writes its private state into the bus_type; later
+ * kernels keep it elsewhere and take the bus_type const.
+ */
+#ifdef HAVE_BUS_TYPE_CONST
+#define SRD_BUS_CONST const
+#else
+#define SRD_BUS_CONST
+#endif
+
+static SRD_BUS_CONST struct bus_type srd_bus_type = {
 	.name = "softsrd",
 };
 

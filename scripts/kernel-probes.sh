@@ -22,10 +22,11 @@ for f in "$src"/*.c; do
 	ln -sf "$f" "$work/$n.c"
 	objs+=("$n.o")
 done
-# A probe that compiles only with a warning about its types has failed.
+# A probe that compiles only with a warning about its types (or by
+# dropping a const) has failed.
 {
 	echo "obj-m := ${objs[*]}"
-	echo "ccflags-y := -Werror=incompatible-pointer-types -Werror=implicit-function-declaration"
+	echo "ccflags-y := -Werror=incompatible-pointer-types -Werror=implicit-function-declaration -Werror=discarded-qualifiers"
 } >"$work/Kbuild"
 
 make -s -k -C "$kdir" M="$work" "${objs[@]}" >"$work/log" 2>&1 || true
