@@ -224,27 +224,25 @@ skip_row() {
 	record "$1" "$2" "$3" "$4" "$5" "$6" 0 - - - - - "$CLK" "skip: $7"
 }
 
+# by_size SIZE QUICK SMALL MEDIUM LARGE: a count for a row of SIZE: QUICK
+# in quick mode, else SMALL up to 4 KiB, MEDIUM up to 64 KiB, LARGE above.
+by_size() {
+	if [ "$QUICK" = 1 ]; then echo "$2"; return; fi
+	if [ "$1" -le 4096 ]; then echo "$3"
+	elif [ "$1" -le 65536 ]; then echo "$4"
+	else echo "$5"; fi
+}
+
 # bw_iters SIZE: perftest's message count in the bandwidth rows (with -e
 # it cannot run for a time): about DUR seconds of rxe RC here.  At most
 # 4000: with -e perftest sizes a UD receive queue by the count, and
 # srd0's max_qp_wr is 4096.
-bw_iters() {
-	local size=$1
-	if [ "$QUICK" = 1 ]; then echo 500; return; fi
-	if [ "$size" -le 4096 ]; then echo 4000
-	elif [ "$size" -le 65536 ]; then echo 400
-	else echo 30; fi
-}
+bw_iters() { by_size "$1" 500 4000 400 30; }
 
-lat_iters() {
-	local size=$1
-	if [ "$QUICK" = 1 ]; then echo 50; return; fi
-	# rxe RC took 30 ms one way at 4 KiB in TCG: few round trips, so
-	# that each run stays within seconds (and p99.9 is near the maximum).
-	if [ "$size" -le 4096 ]; then echo 200
-	elif [ "$size" -le 65536 ]; then echo 50
-	else echo 20; fi
-}
+# lat_iters SIZE: round trips of a latency row.  rxe RC took 30 ms one way
+# at 4 KiB in TCG: few round trips, so that each run stays within seconds
+# (and p99.9 is near the maximum).
+lat_iters() { by_size "$1" 50 200 50 20; }
 
 limit_rows() {
 	local len=$((MTU - 28))
@@ -392,13 +390,7 @@ efa_profile() {
 # fi_iters SIZE: fi_pingpong's iterations, about 2 s of round trips here.
 # Its clock includes the endpoints' first exchange (about 0.2 s under TCG,
 # a handshake of libfabric's), which this many round trips make small.
-fi_iters() {
-	local size=$1
-	if [ "$QUICK" = 1 ]; then echo 50; return; fi
-	if [ "$size" -le 4096 ]; then echo 2000
-	elif [ "$size" -le 65536 ]; then echo 200
-	else echo 20; fi
-}
+fi_iters() { by_size "$1" 50 2000 200 20; }
 
 # fi_rows: libfabric's fi_pingpong -e rdm over softsrd (efa profile), one
 # size at a time, shared memory off; its figures are an average one-way
