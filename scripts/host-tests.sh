@@ -321,6 +321,17 @@ test_vm_fails_on_guest_crash() {
 	[ $rc -ne 0 ] || { sed 's/^/# /' "$tmp/out"; return 1; }
 }
 
+t test_vm_boots_again_after_a_crash_before_the_command
+test_vm_boots_again_after_a_crash_before_the_command() {
+	local rc out
+	# The guest crashes before its command on the first boot only, as the
+	# emulator's fault does: the run passes on the second, and says why.
+	out=$(SRD_VM_CRASH_BEFORE_START=1 vm -- bash -c 'echo ran-on-the-second-boot' 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] && [[ "$out" == *"stopped before its command started"*"booting again once"* ]] &&
+		[[ "$out" == *ran-on-the-second-boot* ]] || { echo "# rc=$rc: $out" | head -20; return 1; }
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc

@@ -45,6 +45,16 @@ if [ "$SRD_INTERACTIVE" = 1 ]; then
 fi
 
 stty -F /dev/ttyS0 raw -echo 2>/dev/null
+# Tests of the harness: a crash before the command starts, on the first
+# boot only (vm-run.sh boots such a guest once more).
+if [ -n "${SRD_VM_CRASH_BEFORE_START:-}" ] && [ ! -e "$out/crashed-once" ]; then
+	: >"$out/crashed-once"
+	sync
+	echo c >/proc/sysrq-trigger
+fi
+# From here on a crash is the command's: vm-run.sh does not boot again.
+: >"$out/started"
+sync
 bash "$out/cmd" </dev/null >/dev/ttyS0 2>&1
 echo $? >"$out/rc"
 dmesg >"$out/dmesg" 2>/dev/null
