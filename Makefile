@@ -7,6 +7,8 @@
 #                   selftests' programs
 #   make check      everything, then host tests and VM selftests on every
 #                   kernel; ends with "N passed, N failed, N skipped"
+#   make check-debug  the VM selftests on a debug 6.12 kernel (KASAN,
+#                   lockdep, UBSAN, kmemleak, ...), built and cached once
 #   make demo       a guest with two srd devices in two namespaces, and a
 #                   UD ping-pong between them
 #   make vm-shell   an interactive guest
@@ -42,13 +44,13 @@ KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
-.PHONY: all deps build modules provider efa-compat selftests check demo vm-shell \
+.PHONY: all deps build modules provider efa-compat selftests check check-debug demo vm-shell \
 	sparse install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check demo vm-shell sparse install modules provider efa-compat selftests engine-test fuzz bench: deps
+all check check-debug demo vm-shell sparse install modules provider efa-compat selftests engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -56,7 +58,9 @@ else
 
 # Target kernels: every kernel with a kbuild tree, unless KVER is given;
 # KVER may be short (6.12 for 6.12.117+deb12-amd64), as vm-run.sh's.
-ALL_KVERS := $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
+# The debug kernel of check-debug (scripts/debug-kernel.sh) is built for
+# only when named (KVER=...-srd-debug).
+ALL_KVERS := $(filter-out %-srd-debug,$(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))))
 KVERS := $(if $(KVER),$(or $(filter $(KVER),$(ALL_KVERS)),$(firstword \
 	$(filter $(KVER).% $(KVER)-% $(KVER)+%,$(ALL_KVERS))),$(KVER)),$(ALL_KVERS))
 
@@ -108,6 +112,15 @@ fuzz:
 check: all
 	@test -n "$(KVERS)" || { echo "no target kernels installed" >&2; exit 1; }
 	@$(TOP)/scripts/run-checks.sh $(KVERS)
+
+# The selftests on a 6.12 kernel of our own with KASAN, lockdep, UBSAN,
+# kmemleak and friends, built once into a cache (scripts/debug-kernel.sh).
+# DEBUG_TESTS=teardown: only the tests of teardown, races and the wire.
+DEBUG_TESTS ?= all
+check-debug: all
+	@kver=$$($(TOP)/scripts/debug-kernel.sh) && \
+	$(MAKE) --no-print-directory NODEPS=1 KVER=$$kver modules && \
+	$(TOP)/scripts/run-checks.sh --debug $(if $(filter teardown,$(DEBUG_TESTS)),--teardown) $$kver
 
 demo: all
 	@$(TOP)/scripts/vm-run.sh --kernel $(VM_KERNEL) -- $(TOP)/scripts/demo.sh

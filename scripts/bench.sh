@@ -67,7 +67,7 @@ resolve_kernel() {
 	local k
 	if [ -d "/lib/modules/$1" ]; then echo "$1"; return; fi
 	# shellcheck disable=SC2012 # kernel versions have no odd characters
-	for k in $(ls /lib/modules | sort -V); do
+	for k in $(ls /lib/modules | grep -v -- '-srd-debug$' | sort -V); do
 		case "$k" in "$1".*|"$1"-*|"$1"+*) echo "$k"; return ;; esac
 	done
 	die "no installed kernel matches '$1'"

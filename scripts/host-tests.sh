@@ -8,7 +8,7 @@
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SRD_BUILD:-$TOP/build}
-KVERS=${KVERS:-$(cd /lib/modules && ls -d */build 2>/dev/null | sed 's|/build||')}
+KVERS=${KVERS:-$(cd /lib/modules && ls -d */build 2>/dev/null | sed 's|/build||' | grep -v -- '-srd-debug$')}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

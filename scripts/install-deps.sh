@@ -38,6 +38,9 @@ PACKAGES=(
 	# The benchmark's limit rows (make bench): raw UDP throughput and
 	# round trip.
 	iperf3 sockperf
+	# make check-debug's kernel (scripts/debug-kernel.sh): Debian's 6.12
+	# source and what building a kernel takes.
+	linux-source-6.12 flex bison bc libssl-dev libelf-dev
 	# The SRD engine's fuzz target: clang, and libFuzzer's runtime
 	# (libclang_rt.fuzzer), which bookworm ships in libclang-rt-14-dev
 	# through the libclang-rt-dev metapackage.  gcc's ASan/UBSan

@@ -8,6 +8,12 @@
 # non-zero on any failure.
 #
 #   scripts/run-checks.sh KVER...
+#   scripts/run-checks.sh --debug [--teardown] KVER
+#                     make check-debug: the VM selftests only (with
+#                     --teardown, those of teardown, races and the wire:
+#                     selftests/Makefile's TEST_PROGS_TEARDOWN), on the
+#                     debug kernel KVER (scripts/debug-kernel.sh), with
+#                     longer time limits
 
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,18 +68,35 @@ bench_smoke() {
 }
 
 start=$(date +%s)
-phase host "$TOP/scripts/host-tests.sh"
-for k in "$@"; do
-	phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 1500 -- \
-		make -s -C "$TOP/selftests" run_tests
-done
-[ $# -eq 0 ] || phase bench-smoke bench_smoke "$1"
+what="make check"
+if [ "${1:-}" = --debug ]; then
+	# KASAN, lockdep and the rest make everything several times slower.
+	what="make check-debug"
+	target=run_tests
+	shift
+	if [ "${1:-}" = --teardown ]; then
+		target=run_tests_teardown
+		what+=" (teardown, races and the wire)"
+		shift
+	fi
+	for k in "$@"; do
+		phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 5400 -- \
+			make -s -C "$TOP/selftests" "$target" TEST_TIMEOUT=900
+	done
+else
+	phase host "$TOP/scripts/host-tests.sh"
+	for k in "$@"; do
+		phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 1500 -- \
+			make -s -C "$TOP/selftests" run_tests
+	done
+	[ $# -eq 0 ] || phase bench-smoke bench_smoke "$1"
+fi
 
 echo
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "Failures:"
 	printf '  %s\n' "${failed_names[@]}"
 fi
-echo "make check took $(($(date +%s) - start))s on kernels: $*"
+echo "$what took $(($(date +%s) - start))s on kernels: $*"
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -40,6 +40,8 @@ kvers=()
 for d in /lib/modules/*/build; do
 	[ -d "$d" ] || continue
 	d=${d%/build}
+	# check-debug's kernel is not one the Makefile builds for by default.
+	[ "${d%-srd-debug}" = "$d" ] || continue
 	kvers+=("${d##*/}")
 done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}

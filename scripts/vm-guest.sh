@@ -52,10 +52,28 @@ if [ -n "${SRD_VM_CRASH_BEFORE_START:-}" ] && [ ! -e "$out/crashed-once" ]; then
 	sync
 	echo c >/proc/sysrq-trigger
 fi
+# kmemleak (the debug kernel): forget what boot left, so that what it
+# reports after the command is the command's.
+kmemleak=
+if grep -qw kmemleak_alloc /proc/kallsyms 2>/dev/null; then
+	kmemleak=/sys/kernel/debug/kmemleak
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo clear >"$kmemleak"
+fi
 # From here on a crash is the command's: vm-run.sh does not boot again.
 : >"$out/started"
 sync
 bash "$out/cmd" </dev/null >/dev/ttyS0 2>&1
 echo $? >"$out/rc"
+if [ -n "$kmemleak" ]; then
+	# The command may have unmounted debugfs.
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	# An object is reported once it has been unreferenced for 5 s: scan,
+	# wait that out, scan again.
+	echo scan >"$kmemleak"
+	sleep 6
+	echo scan >"$kmemleak"
+	cat "$kmemleak" >"$out/kmemleak" 2>/dev/null
+fi
 dmesg >"$out/dmesg" 2>/dev/null
 poweroff_now

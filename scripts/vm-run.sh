@@ -18,7 +18,8 @@
 # CMD's output is streamed.  The exit status is CMD's, except that the run
 # fails when the guest kernel logged an Oops, BUG, WARNING, general
 # protection fault, soft lockup, hung task, panic or a netdev that cannot
-# unregister for references left on it (the log is printed),
+# unregister for references left on it (the log is printed), when
+# kmemleak (on a kernel that has it) reports a leak after CMD,
 # when it never reported a status (crash), or when --timeout (default 600)
 # seconds pass.  A guest that crashes before CMD starts is booted once
 # more (an emulator fault, logged as such); a crash after it fails the run.
@@ -80,7 +81,8 @@ resolve_kernel() {
 		echo "$v"
 		return
 	fi
-	for k in $(ls /lib/modules | sort -V); do
+	# The debug kernel (scripts/debug-kernel.sh) only by its full name.
+	for k in $(ls /lib/modules | grep -v -- '-srd-debug$' | sort -V); do
 		case "$k" in
 		"$v".*|"$v"-*|"$v"+*) echo "$k"; return ;;
 		esac
@@ -90,6 +92,8 @@ resolve_kernel() {
 }
 kver=$(resolve_kernel "$kernel")
 vmlinuz=/boot/vmlinuz-$kver
+# A kernel of our own (the debug kernel) keeps its image with its modules.
+[ -r "$vmlinuz" ] || [ ! -r "/lib/modules/$kver/vmlinuz" ] || vmlinuz=/lib/modules/$kver/vmlinuz
 [ -r "$vmlinuz" ] || { echo "vm-run: $vmlinuz is missing (install linux-image-$kver)" >&2; exit 2; }
 
 module=$BUILD/kernel/$kver/rdma_srd.ko
@@ -248,6 +252,13 @@ if [ -f "$out/kmsg.log" ] && grep -Eq "$bad" "$out/kmsg.log"; then
 	echo "vm-run: FAIL: the guest kernel ($kver) logged a problem:" >&2
 	grep -E -A 30 "$bad" "$out/kmsg.log" | head -120 >&2
 	echo "vm-run: full log: $out/kmsg.log" >&2
+	exit 1
+fi
+# kmemleak's report (the debug kernel's guest writes it after CMD).
+if [ -s "$out/kmemleak" ]; then
+	echo "vm-run: FAIL: kmemleak found unreferenced objects in the guest ($kver):" >&2
+	head -80 "$out/kmemleak" >&2
+	echo "vm-run: full report: $out/kmemleak" >&2
 	exit 1
 fi
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
