@@ -312,7 +312,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	} else if (p->payload_len &&
 		   ops->rx_data(peer->eng->os, s->handle, p->offset,
 				p->payload, p->payload_len)) {
-		/* An RDMA target deregistered mid-message. */
+		/* An RDMA target or a receive's MR deregistered meanwhile. */
 		peer->ctr.rdma_access_naks++;
 		return reject(peer, s, true, SRD_NAK_REMOTE_ACCESS, reason);
 	}

@@ -284,7 +284,7 @@ struct srd_ops {
 	enum srd_rx_verdict (*rx_begin)(void *os, void *peer_os,
 					const struct srd_rx_msg_info *info,
 					void **handle);
-	/* 0, or negative: the target is gone (an MR deregistered mid-WRITE);
+	/* 0, or negative: the target is gone (an MR deregistered mid-message);
 	 * the message is then aborted and NAKed REMOTE_ACCESS. */
 	int (*rx_data)(void *os, void *handle, uint32_t offset,
 		       const uint8_t *data, uint32_t len);

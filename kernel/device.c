@@ -188,6 +188,8 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 
 	cancel_work_sync(&sdev->gid_work);
 	srd_transport_fini(sdev);
+	/* Every message is gone: the last MRs' unpinning is queued, if any. */
+	srd_mr_flush();
 	ida_destroy(&sdev->pd_ida);
 	/* ib_core destroyed every object before calling us. */
 	WARN_ON_ONCE(!xa_empty(&sdev->qps));

@@ -13,9 +13,12 @@ static int __init srd_init(void)
 {
 	int err;
 
-	err = srd_socket_init();
+	err = srd_mr_init();
 	if (err)
 		return err;
+	err = srd_socket_init();
+	if (err)
+		goto err_mr;
 	srd_debugfs_init();
 	srd_counters_init();
 	err = srd_bus_init();
@@ -38,6 +41,8 @@ err_bus:
 err_socket:
 	srd_debugfs_exit();
 	srd_socket_exit();
+err_mr:
+	srd_mr_exit();
 	return err;
 }
 
@@ -51,6 +56,7 @@ static void __exit srd_exit(void)
 	srd_bus_exit();
 	srd_debugfs_exit();
 	srd_socket_exit();
+	srd_mr_exit();
 	pr_info("rdma_srd: unloaded\n");
 }
 

@@ -11,6 +11,9 @@
 
 #include "srd.h"
 
+/* Unpins what dereg could not: the MRs whose last reference went later. */
+static struct workqueue_struct *srd_mr_wq;
+
 #define SRD_MR_ACCESS_SUPPORTED (IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
@@ -81,7 +84,6 @@ struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	mr->sdev = sdev;
 	refcount_set(&mr->ref, 1);
-	init_completion(&mr->released);
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
@@ -121,21 +123,37 @@ err_count:
 	return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 }
 
-int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+/* The last reference is gone: unpin and free.  Process context. */
+static void srd_mr_release(struct srd_mr *mr)
 {
-	struct srd_mr *mr = to_smr(ibmr);
 	struct srd_dev *sdev = mr->sdev;
-
-	/* No new lookups find it; wait for the ones in flight. */
-	xa_erase_bh(&sdev->mrs_by_lkey, ibmr->lkey);
-	xa_erase_bh(&sdev->mrs_by_rkey, ibmr->rkey);
-	srd_mr_put(mr);
-	wait_for_completion(&mr->released);
 
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
+}
+
+static void srd_mr_release_work(struct work_struct *work)
+{
+	srd_mr_release(container_of(work, struct srd_mr, release_work));
+}
+
+/*
+ * Never waits for the messages that hold @ibmr: a remote peer decides
+ * how long those live, and dereg and process exit must not wait on it.
+ */
+int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct srd_mr *mr = to_smr(ibmr);
+	struct srd_dev *sdev = mr->sdev;
+
+	/* No new lookup finds it; those that hold it write no more. */
+	xa_erase_bh(&sdev->mrs_by_lkey, ibmr->lkey);
+	xa_erase_bh(&sdev->mrs_by_rkey, ibmr->rkey);
+	WRITE_ONCE(mr->dead, true);
+	if (refcount_dec_and_test(&mr->ref))
+		srd_mr_release(mr);
 	return 0;
 }
 
@@ -185,10 +203,31 @@ int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
 	return 0;
 }
 
+/* Drop a reference taken by lookup.  Any context. */
 void srd_mr_put(struct srd_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->ref))
-		complete(&mr->released);
+	/* The initial reference is dereg's: here the MR is dead already. */
+	if (refcount_dec_and_test(&mr->ref)) {
+		INIT_WORK(&mr->release_work, srd_mr_release_work);
+		queue_work(srd_mr_wq, &mr->release_work);
+	}
+}
+
+/* Every MR released so far is unpinned and freed.  Process context. */
+void srd_mr_flush(void)
+{
+	flush_workqueue(srd_mr_wq);
+}
+
+int srd_mr_init(void)
+{
+	srd_mr_wq = alloc_workqueue("srd_mr", WQ_UNBOUND, 0);
+	return srd_mr_wq ? 0 : -ENOMEM;
+}
+
+void srd_mr_exit(void)
+{
+	destroy_workqueue(srd_mr_wq);
 }
 
 /*
@@ -236,18 +275,22 @@ void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len)
 	}
 }
 
-void srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len)
+/* 0, or -EACCES: @mr was deregistered, nothing was written. */
+int srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len)
 {
 	struct page *page;
 	u64 poff, n, done;
 	void *va;
 
+	if (!srd_mr_live(mr))
+		return -EACCES;
 	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
 		va = kmap_local_page(page);
 		memcpy(va + poff, src + done, n);
 		kunmap_local(va);
 		flush_dcache_page(page);
 	}
+	return 0;
 }
 
 int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
@@ -258,6 +301,8 @@ int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
 	void *va;
 	int err = 0;
 
+	if (!srd_mr_live(mr))
+		return -EACCES;
 	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
 		va = kmap_local_page(page);
 		err = skb_copy_bits(skb, offset + done, va + poff, n);

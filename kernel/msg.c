@@ -48,6 +48,7 @@ struct srd_send_msg {
 	u8 opcode;			/* enum srd_wqe_opcode */
 	bool signaled;
 	bool is_inline;
+	bool mr_gone;			/* a READ's MR was deregistered */
 	/*
 	 * Chunks: the first goes to the engine when the work request is
 	 * consumed, the others from chunk_work.  The last chunk of a
@@ -123,9 +124,13 @@ err:
 	return verr;
 }
 
-/* Copy between a message's segments and a buffer, at @offset. */
-static void srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
-			  u8 *buf, u32 len, bool to_mr)
+/*
+ * Copy between a message's segments and a buffer, at @offset.  0, or
+ * -EACCES: an MR to be written was deregistered (what came before it was
+ * written).  Reading a deregistered MR's pages, still pinned, is harmless.
+ */
+static int srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
+			 u8 *buf, u32 len, bool to_mr)
 {
 	u32 i, chunk;
 
@@ -135,14 +140,16 @@ static void srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 			continue;
 		}
 		chunk = min(len, seg[i].len - offset);
-		if (to_mr)
-			srd_mr_write(seg[i].mr, seg[i].addr + offset, buf, chunk);
-		else
+		if (!to_mr)
 			srd_mr_read(seg[i].mr, seg[i].addr + offset, buf, chunk);
+		else if (srd_mr_write(seg[i].mr, seg[i].addr + offset, buf,
+				      chunk))
+			return -EACCES;
 		buf += chunk;
 		len -= chunk;
 		offset = 0;
 	}
+	return 0;
 }
 
 /* --- sends ----------------------------------------------------------- */
@@ -422,6 +429,11 @@ static void srd_send_msg_complete(struct srd_send_msg *msg,
 	bool post;
 
 	srd_comp_status_to_wc(st, &cqe.status, &cqe.vendor_err);
+	if (cqe.status == IB_WC_SUCCESS && READ_ONCE(msg->mr_gone)) {
+		/* Not all the response bytes could be placed. */
+		cqe.status = IB_WC_LOC_PROT_ERR;
+		cqe.vendor_err = SRD_VERR_BAD_LKEY;
+	}
 	/* A QP being destroyed completes nothing more. */
 	post = (cqe.status != IB_WC_SUCCESS || msg->signaled) &&
 	       !READ_ONCE(qp->sq_dead);
@@ -778,15 +790,16 @@ static int srd_rdma_write(struct srd_rdma_target *t, u32 offset,
 			  const u8 *data, u32 len)
 {
 	struct srd_mr *mr;
+	int err;
 
 	if (offset > t->len || len > t->len - offset)
 		return -EINVAL;
 	mr = srd_rdma_target_mr(t);
 	if (!mr)
 		return -EACCES;
-	srd_mr_write(mr, t->addr + offset, data, len);
+	err = srd_mr_write(mr, t->addr + offset, data, len);
 	srd_mr_put(mr);
-	return 0;
+	return err;
 }
 
 /* READ_RESP: the bytes of a response packet.  0, or SRD_TX_ABORT. */
@@ -819,8 +832,9 @@ void srd_msg_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
 
 	if (offset > c->len || len > c->len - offset)
 		return;
-	srd_segs_copy(msg->seg, msg->nseg, c->off + offset, (u8 *)data, len,
-		      true);
+	if (srd_segs_copy(msg->seg, msg->nseg, c->off + offset, (u8 *)data,
+			  len, true))
+		WRITE_ONCE(msg->mr_gone, true);
 }
 
 /* --- the engine's receive upcalls ------------------------------------ */
@@ -879,8 +893,8 @@ int srd_msg_rx_data(void *handle, u32 offset, const u8 *data, u32 len)
 		return srd_rdma_write(handle, offset, data, len);
 	if (offset > msg->len || len > msg->len - offset)
 		return 0;
-	srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len, true);
-	return 0;
+	return srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len,
+			     true);
 }
 
 static void srd_recv_msg_free(struct srd_recv_msg *msg)

@@ -61,6 +61,7 @@ static u8 srd_scatter(struct srd_qp *qp, const struct srd_recv_ctx *ctx,
 	u32 need = SRD_GRH_BYTES + ctx->payload_len;
 	u32 i, n = 0, total = 0, done, chunk, src_off;
 	struct ib_grh grh;
+	int err;
 	u8 status = IB_WC_SUCCESS;
 
 	*verr = SRD_VERR_NONE;
@@ -102,16 +103,28 @@ static u8 srd_scatter(struct srd_qp *qp, const struct srd_recv_ctx *ctx,
 
 		if (done < SRD_GRH_BYTES) {
 			chunk = min(left, SRD_GRH_BYTES - done);
-			srd_mr_write(seg[i].mr, addr, (u8 *)&grh + done, chunk);
+			if (srd_mr_write(seg[i].mr, addr, (u8 *)&grh + done,
+					 chunk)) {
+				/* Deregistered since it was found. */
+				*verr = SRD_VERR_BAD_LKEY;
+				status = IB_WC_LOC_PROT_ERR;
+				goto out;
+			}
 			addr += chunk;
 			left -= chunk;
 			done += chunk;
 		}
 		if (left) {
 			src_off = done - SRD_GRH_BYTES;
-			if (srd_mr_write_skb(seg[i].mr, addr, ctx->skb,
-					     ctx->payload_offset + src_off,
-					     left)) {
+			err = srd_mr_write_skb(seg[i].mr, addr, ctx->skb,
+					       ctx->payload_offset + src_off,
+					       left);
+			if (err == -EACCES) {
+				*verr = SRD_VERR_BAD_LKEY;
+				status = IB_WC_LOC_PROT_ERR;
+				goto out;
+			}
+			if (err) {
 				*verr = SRD_VERR_BAD_WQE;
 				status = IB_WC_GENERAL_ERR;
 				goto out;

@@ -273,15 +273,21 @@ static inline void *srd_ring_slot(struct srd_ring *ring, u32 index)
 
 /*
  * A memory region.  Found by key under the device's xarray lock, which
- * takes a reference; dereg removes both keys, drops the initial reference
- * and waits for the others, so a work request racing dereg either copies
- * while the pages are still pinned or does not find the MR at all.
+ * takes a reference.  Work requests and the messages they become hold a
+ * reference for their whole life, which a remote peer can make long (RNR
+ * forever, a sender that stops mid-message), so dereg never waits for
+ * them: it removes both keys and marks the MR dead, and the last
+ * reference unpins the pages (from srd_mr_wq when that is not dereg's
+ * own).  A message copying while dereg runs may finish its copy; after
+ * that nothing is written to a dead MR's pages (srd_mr_live()), as
+ * hardware whose translation is gone writes nothing.
  */
 struct srd_mr {
 	struct ib_mr ibmr;
 	struct srd_dev *sdev;
 	refcount_t ref;
-	struct completion released;
+	bool dead;			/* deregistered; WRITE_ONCE */
+	struct work_struct release_work;
 	struct ib_umem *umem;
 	struct page **pages;
 	unsigned long npages;
@@ -290,6 +296,12 @@ struct srd_mr {
 	u64 length;
 	int access;			/* enum ib_access_flags */
 };
+
+/* Not deregistered: its pages may still be written. */
+static inline bool srd_mr_live(const struct srd_mr *mr)
+{
+	return !READ_ONCE(mr->dead);
+}
 
 static inline struct srd_mr *to_smr(struct ib_mr *ibmr)
 {
@@ -454,6 +466,9 @@ int srd_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void srd_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* mr.c */
+int srd_mr_init(void);
+void srd_mr_exit(void);
+void srd_mr_flush(void);
 struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
@@ -465,7 +480,7 @@ int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
 u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
 		 int access);
 void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len);
-void srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len);
+int srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len);
 int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
 		     int offset, u32 len);
 
