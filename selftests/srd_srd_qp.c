@@ -11,15 +11,26 @@
  *   5 the error completions, after each of which the QP carries on
  *   6 the receiving QP destroyed mid-stream
  *   7 the ibv_wr_* API and ibv_wr_abort
- *   8 the limits profile (skipped: srd_limits.sh covers it)
+ *   8 a send's completion never announces an SQ slot not yet free
+ *   9 the limits profile (skipped: srd_limits.sh covers it)
+ *  10 ibv_dereg_mr of an MR that sends waiting on RNR hold returns at
+ *     once; its pages are unpinned when the QP goes
  *
  *   srd_srd_qp [-c CASE[,CASE...]] DEV_A IP_A DEV_B IP_B
+ *   srd_srd_qp --hold mr-first|qp-first DEV_A IP_A DEV_B IP_B
+ *
+ * --hold: an MR and a QP, in that order or the other, and sends from the
+ * MR waiting on RNR forever (rnr_retry 7, no receive posted); prints
+ * "holding" and waits to be killed (srd_teardown.sh: the exit must not
+ * wait for the peer).
  *
  * A sends to B.  IP_x picks the GID (IPv4-mapped or IPv6) each side uses.
  * The checks of a case are "# " lines; a failed one says what was expected
  * and what was seen.  Exit 0 when every case chosen passed, 1 otherwise.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "srd_test.h"
 
@@ -1489,6 +1500,154 @@ out:
 	drain_all();
 }
 
+/* --- an MR held by the peer -------------------------------------------------- */
+
+/* hw_counters/NAME of DEV (device-wide), or -1. */
+static long long dev_counter(const char *dev, const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/hw_counters/%s", dev, name);
+	return read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
+}
+
+/*
+ * On @a: an SRD QP (the default rnr_retry 7, retrying forever), then an MR
+ * of @len bytes at @buf, then two sends from it (64 B and all of it) to
+ * @qb, which has no receive posted.  The MR, or NULL; *qa the QP.
+ */
+static struct ibv_mr *sends_held_by_rnr(struct srd_ep *a, struct ibv_qp *qb,
+					uint8_t *buf, uint32_t len, bool mr_first,
+					struct ibv_qp **qa)
+{
+	struct ibv_mr *mr = NULL;
+	int rc;
+
+	if (mr_first)
+		mr = ibv_reg_mr(a->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	*qa = srd_qp(a, 4, 1, 1, -1, NULL);
+	if (!*qa)
+		return NULL;
+	if (!mr_first)
+		mr = ibv_reg_mr(a->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!must(mr, "ibv_reg_mr of %u bytes: %s", len, strerror(errno)))
+		return NULL;
+	fill_seq(buf, len, 900);
+	rc = srd_post_send(*qa, 900, srd_dest(ah_ab, qb), buf, 64, mr->lkey,
+			   IBV_SEND_SIGNALED);
+	if (!rc)
+		rc = srd_post_send(*qa, 901, srd_dest(ah_ab, qb), buf, len, mr->lkey,
+				   IBV_SEND_SIGNALED);
+	if (!must(rc == 0, "ibv_post_send from the new MR: %s", err_str(rc)))
+		return mr;
+	return mr;
+}
+
+struct dereg_call {
+	struct ibv_mr *mr;
+	int rc;
+	int done;
+};
+
+static void *dereg_thread(void *p)
+{
+	struct dereg_call *d = p;
+
+	d->rc = ibv_dereg_mr(d->mr);
+	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The peer decides how long a send waits on RNR; ibv_dereg_mr of the MR
+ * it holds must not wait for it (before, it slept uninterruptibly until
+ * the peer posted a receive).  The pages stay pinned, and the MR counted,
+ * until the messages let go: here, when the QP is destroyed.
+ */
+static void case_dereg_held(void)
+{
+	const uint32_t len = 65536;
+	struct dereg_call d = {};
+	struct ibv_qp *qb, *qa = NULL;
+	long long c0, c1, mrs0, mrs, t0, ms, end;
+	uint8_t *buf = aligned_alloc(4096, len);
+	pthread_t th;
+	struct ibv_wc wc;
+	int rc;
+
+	qb = srd_qp(&B, 4, 4, 1, -1, NULL);
+	if (!must(buf && qb, "a buffer and B's QP"))
+		goto out;
+	mrs0 = dev_counter(A.name, "mrs");
+	c0 = port_counter(A.name, "srd_rnr_naks_received");
+	d.mr = sends_held_by_rnr(&A, qb, buf, len, false, &qa);
+	if (!d.mr)
+		goto out;
+	c1 = wait_counter(A.name, "srd_rnr_naks_received", c0 + 2, WC_TIMEOUT_MS);
+	if (!expect(c0 >= 0 && c1 >= c0 + 2, "sends to a QP without receives: expected "
+		    "srd_rnr_naks_received of %s to grow by 2 or more, saw %lld -> %lld",
+		    A.name, c0, c1))
+		goto out;
+	expect_eq("hw_counters/mrs of A with the new MR", mrs0 + 1, dev_counter(A.name, "mrs"));
+
+	t0 = srd_now_ms();
+	rc = pthread_create(&th, NULL, dereg_thread, &d);
+	if (!must(rc == 0, "pthread_create: %s", strerror(rc)))
+		goto out;
+	end = t0 + 10000;
+	while (!__atomic_load_n(&d.done, __ATOMIC_ACQUIRE) && srd_now_ms() < end)
+		srd_sleep_ms(10);
+	ms = srd_now_ms() - t0;
+	if (!__atomic_load_n(&d.done, __ATOMIC_ACQUIRE)) {
+		expect(false, "ibv_dereg_mr of an MR that sends waiting on RNR hold: still "
+		       "blocked after %lld ms (it must not wait for the peer)", ms);
+		printf("not ok 10 dereg blocked: the process cannot end; abandoned\n");
+		fflush(stdout);
+		_exit(KSFT_FAIL);
+	}
+	pthread_join(th, NULL);
+	printf("#   ibv_dereg_mr returned after %lld ms\n", ms);
+	expect(d.rc == 0 && ms < 5000, "ibv_dereg_mr of an MR held by sends waiting on RNR: "
+	       "expected 0 at once (< 5000 ms), saw %s after %lld ms", err_str(d.rc), ms);
+	expect_eq("hw_counters/mrs of A after dereg, its pages still held by the sends",
+		  mrs0 + 1, dev_counter(A.name, "mrs"));
+	rc = srd_poll(A.scq, &wc, 0);
+	expect(rc == 0, "after dereg, before any receive: expected no send completion, saw %s",
+	       rc == 1 ? wc_str(&wc) : rc == 0 ? "none" : "ibv_poll_cq fail");
+
+	/* Destroying the QP lets go of the messages, and of the MR with them. */
+	destroy_qps(&qa, 1);
+	end = srd_now_ms() + 5000;
+	while ((mrs = dev_counter(A.name, "mrs")) != mrs0 && srd_now_ms() < end)
+		srd_sleep_ms(20);
+	expect_eq("hw_counters/mrs of A once the QP is destroyed (the pages unpinned)",
+		  mrs0, mrs);
+out:
+	destroy_qps(&qa, 1);
+	destroy_qps(&qb, 1);
+	drain_all();
+	free(buf);
+}
+
+/* --hold: the sends of sends_held_by_rnr(), then wait to be killed. */
+static int hold(bool mr_first)
+{
+	static uint8_t buf[65536] __attribute__((aligned(4096)));
+	struct ibv_qp *qa, *qb = srd_qp(&B, 4, 4, 1, -1, NULL);
+	long long c0 = port_counter(A.name, "srd_rnr_naks_received");
+
+	if (!qb || !sends_held_by_rnr(&A, qb, buf, sizeof(buf), mr_first, &qa))
+		return KSFT_FAIL;
+	if (wait_counter(A.name, "srd_rnr_naks_received", c0 + 2, WC_TIMEOUT_MS) < c0 + 2) {
+		printf("# the sends got no RNR NAK\n");
+		return KSFT_FAIL;
+	}
+	printf("holding: %s, 2 sends waiting on RNR\n",
+	       mr_first ? "an MR, then a QP" : "a QP, then an MR");
+	for (;;)
+		pause();
+}
+
 /* --- main ----------------------------------------------------------------- */
 
 static void ep_open(struct srd_ep *ep, const char *dev, const char *ip,
@@ -1528,6 +1687,8 @@ static const struct {
 	{ "ibv_wr_* API and ibv_wr_abort", case_wr_api, NULL },
 	{ "a send's completion means its SQ slot is free", case_sq_slot_before_completion, NULL },
 	{ "limits profile", NULL, "srd_limits.sh covers the limits profiles" },
+	{ "ibv_dereg_mr of an MR held by sends waiting on RNR returns at once",
+	  case_dereg_held, NULL },
 };
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
 
@@ -1537,6 +1698,13 @@ int main(int argc, char **argv)
 	int opt, i, failed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 7 && !strcmp(argv[1], "--hold")) {
+		/* srd_ep_open's buffers only: an unprivileged RLIMIT_MEMLOCK. */
+		srd_ep_open(&A, argv[3], argv[4]);
+		srd_ep_open(&B, argv[5], argv[6]);
+		ah_ab = srd_ah_to_gid(&A, &B.gid);
+		return ah_ab ? hold(!strcmp(argv[2], "mr-first")) : KSFT_FAIL;
+	}
 	for (i = 0; i < NCASES; i++)
 		chosen[i] = true;
 	while ((opt = getopt(argc, argv, "c:")) != -1) {

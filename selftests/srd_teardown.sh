@@ -4,7 +4,10 @@
 # deleting the device's network namespace, "rdma link del" and the
 # netdev's deletion each remove the device while an unprivileged holder
 # still has it open (ib_core disassociates the holder's context).  Before
-# disassociate_ucontext, each waited for the holder to exit.
+# disassociate_ucontext, each waited for the holder to exit.  And a
+# process killed while its sends wait on RNR forever exits at once,
+# whichever of its MR and QP is older (srd_srd_qp's case 10 calls
+# ibv_dereg_mr itself under such sends, which used to block for good).
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -58,6 +61,46 @@ hold srdtd2
 echo "+ timeout 30 ip link del std3"
 timeout 30 ip link del std3 || fail "ip link del std3 did not complete while srdtd2 was held"
 gone_within "netdev deleted" 30 srdtd2
+
+# 4. SIGKILL of an unprivileged process whose sends wait on RNR forever.
+two_hosts stdk
+ssq=$(srd_bin srd_srd_qp)
+objs="qps mrs"
+counters() {
+	local o
+	for o in $objs; do printf '%s=%s ' "$o" "$(hw_counter "$DEV_A" "$o")"; done
+}
+base=$(counters)
+log=$(mktemp /tmp/srd_hold.XXXXXX)
+for order in mr-first qp-first; do
+	echo "+ setpriv --reuid=65534 --regid=65534 --clear-groups srd_srd_qp --hold $order $DEV_A $IP4_A $DEV_B $IP4_B &"
+	bg_start setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ssq" --hold "$order" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" >"$log" 2>&1
+	pid=$!
+	wait_for "$order: uid 65534's sends wait on RNR" 60 grep -q '^holding' "$log"
+	cat "$log"
+	[ "$(counters)" != "$base" ] || fail "$order: the holder's QP and MR are not counted on $DEV_A"
+	pp kill -9 "$pid"
+	deadline=$((SECONDS + 15))
+	while [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
+		if [ $SECONDS -ge $deadline ]; then
+			echo "# the killed process, still there 15 s later:"
+			sed 's/^/#   /' "/proc/$pid/stack" 2>/dev/null
+			fail "$order: a process killed while its sends wait on RNR did not exit within 15 s"
+		fi
+		sleep 0.2
+	done
+	wait "$pid" 2>/dev/null
+	expect_eq "$order: exit status of the killed holder" 137 "$?"
+	deadline=$((SECONDS + 10))
+	until [ "$(counters)" = "$base" ]; do
+		[ $SECONDS -lt $deadline ] ||
+			fail "$order: 10 s after the kill: expected $DEV_A's '$base', saw '$(counters)'"
+		sleep 0.1
+	done
+	echo "ok: $order: the killed holder exited at once; $DEV_A's QPs and MRs are back to '$base'"
+done
+rm -f "$log"
 
 dmesg_clean "held devices removed"
 exit $KSFT_PASS
