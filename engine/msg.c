@@ -13,6 +13,8 @@
  *   FREE --first packet, rx_begin ACCEPT--> ASSEMBLING --all placed--> COMPLETE
  *   FREE --rx_begin RNR--> RNR(attempt a) --packet of attempt > a--> (as FREE)
  *   FREE --rx_begin error--> REJECTED(reason)
+ *   ASSEMBLING --no new segment for resp_timeout_us, or the QP flushed,
+ *               or placement failed--> REJECTED (rx_abort)
  *   any --the sender's msg_base passes the id--> FREE (ASSEMBLING: rx_abort)
  *
  * Within one attempt the first packet to arrive decides for all of them,
@@ -190,7 +192,8 @@ static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
 
 static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 				      struct srd_rx_slot *s,
-				      const struct srd_pkt *p, uint8_t *reason)
+				      const struct srd_pkt *p, uint64_t now_us,
+				      uint8_t *reason)
 {
 	struct srd_rx_msg_info info;
 	enum srd_rx_verdict v;
@@ -251,6 +254,13 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 			return SRD_RXD_DROP;
 		}
 		s->state = SRD_RXS_ASSEMBLING;
+		/* A READ's response has the requester's own deadline. */
+		if (!s->is_resp) {
+			s->progress_us = now_us;
+			if (peer->rx_stall_check_us == SRD_NO_DEADLINE)
+				peer->rx_stall_check_us =
+					now_us + peer->eng->cfg.resp_timeout_us;
+		}
 		s->handle = handle;
 		s->msg_len = p->msg_len;
 		s->seg_bytes = p->seg_bytes;
@@ -265,10 +275,12 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 	return SRD_RXD_NAK;
 }
 
-/* Refuse the rest of a message for good: later packets get @reason. */
-static enum srd_rx_data_verdict reject(struct srd_peer *peer,
-				       struct srd_rx_slot *s, bool abort,
-				       uint8_t reason, uint8_t *out)
+/*
+ * Refuse the rest of the message in @s for good: its later packets are
+ * NAKed @reason.  @abort: its OS handle is aborted (srd_rx_slot_release).
+ */
+void srd_rx_slot_reject(struct srd_peer *peer, struct srd_rx_slot *s,
+			bool abort, uint8_t reason)
 {
 	uint32_t id = s->msg_id;
 	uint8_t att = s->attempt;
@@ -278,13 +290,21 @@ static enum srd_rx_data_verdict reject(struct srd_peer *peer,
 	s->nak_reason = reason;
 	s->msg_id = id;
 	s->attempt = att;
+}
+
+static enum srd_rx_data_verdict reject(struct srd_peer *peer,
+				       struct srd_rx_slot *s, bool abort,
+				       uint8_t reason, uint8_t *out)
+{
+	srd_rx_slot_reject(peer, s, abort, reason);
 	*out = reason;
 	return SRD_RXD_NAK;
 }
 
 static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      struct srd_rx_slot *s,
-				      const struct srd_pkt *p, uint8_t *reason)
+				      const struct srd_pkt *p, uint64_t now_us,
+				      uint8_t *reason)
 {
 	const struct srd_ops *ops = peer->eng->ops;
 	struct srd_tx_msg *m = NULL;
@@ -317,6 +337,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 		return reject(peer, s, true, SRD_NAK_REMOTE_ACCESS, reason);
 	}
 	srd_bit_set(s->placed, seg);
+	s->progress_us = now_us;
 	if (++s->segs_placed == s->nsegs) {
 		if (m)
 			srd_tx_complete(peer, m, SRD_COMP_OK);
@@ -334,7 +355,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 
 enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 					    const struct srd_pkt *p,
-					    uint8_t *reason)
+					    uint64_t now_us, uint8_t *reason)
 {
 	uint32_t w = peer->eng->cfg.msg_window;
 	struct srd_rx_slot *s;
@@ -359,7 +380,7 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	case SRD_RXS_ASSEMBLING:
 		if (p->attempt != s->attempt)
 			return SRD_RXD_DROP;
-		return place(peer, s, p, reason);
+		return place(peer, s, p, now_us, reason);
 	case SRD_RXS_COMPLETE:
 		return SRD_RXD_DUPLICATE;
 	case SRD_RXS_RNR:
@@ -374,8 +395,37 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 		*reason = s->nak_reason;
 		return SRD_RXD_NAK;
 	}
-	v = claim(peer, s, p, reason);
+	v = claim(peer, s, p, now_us, reason);
 	if (v != SRD_RXD_PLACED || s->state != SRD_RXS_ASSEMBLING)
 		return v;
-	return place(peer, s, p, reason);
+	return place(peer, s, p, now_us, reason);
+}
+
+/*
+ * A sender that stops mid-message (crashed, cut off, or never meaning to
+ * finish) would hold the receive, and the memory it pins, for good: a
+ * receive with no new segment for resp_timeout_us is aborted.  A live
+ * sender gives up sooner (its retry budget), so this only ever catches
+ * messages nobody will finish.
+ */
+void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
+{
+	uint32_t w = peer->eng->cfg.msg_window, i;
+	uint64_t timeout = peer->eng->cfg.resp_timeout_us, next = SRD_NO_DEADLINE;
+	struct srd_rx_slot *s;
+
+	if (peer->rx_stall_check_us > now_us)
+		return;
+	for (i = 0; i < w; i++) {
+		s = &peer->rx_slots[i];
+		if (s->state != SRD_RXS_ASSEMBLING || s->is_resp)
+			continue;
+		if (s->progress_us + timeout <= now_us) {
+			peer->ctr.rx_msg_timeouts++;
+			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
+		} else if (s->progress_us + timeout < next) {
+			next = s->progress_us + timeout;
+		}
+	}
+	peer->rx_stall_check_us = next;
 }

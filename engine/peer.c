@@ -249,6 +249,7 @@ struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os)
 	peer->hello_due_us = SRD_NO_DEADLINE;
 	peer->ack_due_us = SRD_NO_DEADLINE;
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
+	peer->rx_stall_check_us = SRD_NO_DEADLINE;
 	peer->deadline_us = SRD_NO_DEADLINE;
 	peer->snd_nxt = peer->snd_una = eng->ops->random_u32(eng->os);
 	peer->path_rr = eng->ops->random_u32(eng->os) % c->n_paths;
@@ -374,6 +375,7 @@ void srd_peer_on_timer(struct srd_peer *peer)
 	if (peer->state == SRD_PEER_PROBING && peer->hello_due_us <= now_us)
 		on_hello_timer(peer, now_us);
 	srd_tx_on_timer(peer, now_us);
+	srd_rx_msg_on_timer(peer, now_us);
 	srd_peer_update_deadline(peer);
 }
 
@@ -390,6 +392,7 @@ void srd_peer_update_deadline(struct srd_peer *peer)
 		d = srd_min_u64(d, peer->ack_due_us);
 	if (peer->state == SRD_PEER_PROBING)
 		d = srd_min_u64(d, peer->hello_due_us);
+	d = srd_min_u64(d, peer->rx_stall_check_us);
 	if (d == peer->deadline_us)
 		return;
 	peer->deadline_us = d;

@@ -142,7 +142,7 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	uint8_t reason = 0;
 
 	peer->ctr.rx_data_pkts++;
-	v = srd_rx_msg_on_data(peer, p, &reason);
+	v = srd_rx_msg_on_data(peer, p, now_us, &reason);
 	if (v == SRD_RXD_DROP)
 		return;
 	if (v == SRD_RXD_NAK) {

@@ -218,6 +218,7 @@ struct srd_counters {
 	uint64_t rdma_access_naks;	/* RDMA messages refused REMOTE_ACCESS */
 	uint64_t resp_timeouts;		/* RDMA reads whose response stalled */
 	uint64_t tail_probes;		/* tail loss probes sent */
+	uint64_t rx_msg_timeouts;	/* receives aborted: the sender stopped */
 };
 
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */

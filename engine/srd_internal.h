@@ -260,6 +260,7 @@ struct srd_rx_slot {
 	void *handle;
 	uint8_t *placed;		/* nsegs bits, while ASSEMBLING */
 	uint32_t placed_bytes;
+	uint64_t progress_us;		/* ASSEMBLING: last new segment */
 };
 
 uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes);
@@ -270,6 +271,8 @@ bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 			 bool abort);
+void srd_rx_slot_reject(struct srd_peer *peer, struct srd_rx_slot *s,
+			bool abort, uint8_t reason);
 /* The receiver side of one DATA packet; see msg.c for the verdicts. */
 enum srd_rx_data_verdict {
 	SRD_RXD_PLACED,		/* new data placed: ACK */
@@ -279,7 +282,9 @@ enum srd_rx_data_verdict {
 };
 enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 					    const struct srd_pkt *p,
-					    uint8_t *reason);
+					    uint64_t now_us, uint8_t *reason);
+/* Abort the receives whose sender stopped (resp_timeout_us). */
+void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us);
 void srd_rx_msg_slide(struct srd_peer *peer, uint32_t new_base);
 
 /* --- the peer -------------------------------------------------------- */
@@ -357,6 +362,11 @@ struct srd_peer {
 	bool largest_acked_valid;
 	uint32_t largest_acked;
 	uint64_t loss_deadline_us;
+	/*
+	 * No later than the first ASSEMBLING receive can have made no
+	 * progress for resp_timeout_us; SRD_NO_DEADLINE when none is.
+	 */
+	uint64_t rx_stall_check_us;
 	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
 	uint32_t tlp_sent;		/* probes sent since then */
 	struct srd_retx *retx;		/* tx_window_pkts */

@@ -247,21 +247,12 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
 {
 	uint32_t w = peer->eng->cfg.msg_window, i;
 	struct srd_rx_slot *s;
-	uint32_t id;
-	uint8_t att;
 
 	fail_matching(peer, SRD_COMP_FLUSHED, true, true, qpn & 0xffffff);
 	for (i = 0; i < w; i++) {
 		s = &peer->rx_slots[i];
-		if (s->state != SRD_RXS_ASSEMBLING || s->dst_qpn != (qpn & 0xffffff))
-			continue;
-		id = s->msg_id;
-		att = s->attempt;
-		srd_rx_slot_release(peer, s, true);
-		s->state = SRD_RXS_REJECTED;
-		s->nak_reason = SRD_NAK_REMOTE_ABORT;
-		s->msg_id = id;
-		s->attempt = att;
+		if (s->state == SRD_RXS_ASSEMBLING && s->dst_qpn == (qpn & 0xffffff))
+			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
 	}
 	srd_peer_update_deadline(peer);
 }

@@ -60,7 +60,7 @@ static const struct {
 	SRD_ECTR(rx_drop_out_of_window), SRD_ECTR(alloc_failures),
 	SRD_ECTR(rdma_writes_in), SRD_ECTR(rdma_reads_in),
 	SRD_ECTR(rdma_access_naks), SRD_ECTR(resp_timeouts),
-	SRD_ECTR(tail_probes),
+	SRD_ECTR(tail_probes), SRD_ECTR(rx_msg_timeouts),
 };
 
 #define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + ARRAY_SIZE(srd_engine_ctrs))

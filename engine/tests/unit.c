@@ -976,6 +976,53 @@ static void test_receiver_qp_gone_mid_message(void)
 	pair_free(pr);
 }
 
+/* Everything node 0 sends is lost once its byte budget is spent. */
+static bool sender_cut_off(struct pair *pr, struct qpkt *q, void *arg)
+{
+	int *left = arg;
+
+	data_budget(pr, q, arg);
+	return q->to == 1 && *left <= 0;
+}
+
+static void test_receive_aborted_when_sender_stops(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr;
+	struct node *a, *b;
+	uint64_t t0;
+	int left = 10;
+
+	c.resp_timeout_us = 100000;
+	pr = pair_new(&c);
+	a = pr->n[0];
+	b = pr->n[1];
+	/* 64 segments; nothing of node 0 arrives after about 10. */
+	send_one(pr, 0, 64 * 1024, 11, 7);
+	t0 = pr->now;
+	pair_run(pr, t0 + 50000, false, sender_cut_off, &left);
+	CHECK(b->nrx == 1 && !b->rx[0].done && !b->rx[0].aborted,
+	      "the message is being received: %d receives", b->nrx);
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 0, "no timeout before resp_timeout_us");
+	pair_run(pr, t0 + 1000000, false, sender_cut_off, &left);
+	CHECK(b->rx[0].aborted == 1 && !b->rx[0].done,
+	      "the stalled receive was aborted, not completed");
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 1, "counted in rx_msg_timeouts: %llu",
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	CHECK(a->ndone == 1 && a->sends_done[SRD_COMP_OK] == 0,
+	      "the send did not succeed: %d done, first %s", a->ndone,
+	      srd_comp_status_name(a->last_status[0]));
+	/* The link is back: the next message goes through. */
+	pair_run(pr, pr->now + 3000000, false, no_drop, NULL);
+	send_one(pr, 0, 5000, 12, 7);
+	pair_run(pr, pr->now + 3000000, false, no_drop, NULL);
+	CHECK(b->nrx == 2 && b->rx[1].done && rx_intact(&b->rx[1]),
+	      "the next message is delivered intact: %d receives", b->nrx);
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 1 && b->rx[0].aborted == 1,
+	      "and nothing else timed out");
+	pair_free(pr);
+}
+
 static void rnr_case(uint8_t rnr_retry, int expect_naks, bool infinite)
 {
 	struct srd_config c = small_cfg();
@@ -1675,6 +1722,7 @@ static const struct test tests[] = {
 	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
 	{ "slow_path_not_starved", test_slow_path_not_starved },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
+	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
