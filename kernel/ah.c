@@ -42,6 +42,8 @@ static struct srd_ah_entry *srd_ah_entry_find(struct srd_dev *sdev,
 {
 	struct srd_ah_entry *e;
 
+	lockdep_assert_held(&sdev->ah_lock);
+
 	hash_for_each_possible(sdev->ah_by_dgid, e, node, srd_gid_hash(dgid))
 		if (!memcmp(&e->dgid, dgid, sizeof(*dgid)) &&
 		    (!sgid || !memcmp(&e->sgid, sgid, sizeof(*sgid))))

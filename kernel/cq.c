@@ -84,6 +84,7 @@ int srd_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 /* Is there a completion userspace has not consumed?  Under cq->lock. */
 static bool srd_cq_has_entries(struct srd_cq *cq)
 {
+	lockdep_assert_held(&cq->lock);
 	return READ_ONCE(cq->ring->ctl->cons) != cq->prod;
 }
 

@@ -179,6 +179,8 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 {
 	struct srd_kpeer *kp = peer_os;
 
+	lockdep_assert_held(&kp->lock);
+
 	kp->deadline_us = deadline_us;
 	if (deadline_us == SRD_NO_DEADLINE || kp->dead ||
 	    (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us))

@@ -80,6 +80,7 @@ static void srd_wq_destroy(struct srd_wq *wq)
 /* Publish the QP state where the provider reads it.  Under rq_lock. */
 static void srd_qp_set_state(struct srd_qp *qp, enum ib_qp_state state)
 {
+	lockdep_assert_held(&qp->rq_lock);
 	WRITE_ONCE(qp->state, state);
 	WRITE_ONCE(qp->sq.ring->ctl->state, state);
 	WRITE_ONCE(qp->rq.ring->ctl->state, state);
@@ -197,7 +198,10 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  cap->max_recv_sge, srd_rq_stride(cap->max_recv_sge));
 	if (err)
 		goto err_sq;
+	/* Nobody else can see the QP yet; the lock is for the rule only. */
+	spin_lock_bh(&qp->rq_lock);
 	srd_qp_set_state(qp, IB_QPS_RESET);
+	spin_unlock_bh(&qp->rq_lock);
 
 	err = srd_qpn_alloc(sdev, &qpn);
 	if (err)
@@ -318,6 +322,7 @@ static void srd_wq_flush(struct srd_qp *qp, struct srd_wq *wq,
 /* Under rq_lock. */
 static void __srd_qp_flush_rq(struct srd_qp *qp)
 {
+	lockdep_assert_held(&qp->rq_lock);
 	srd_wq_flush(qp, &qp->rq, qp->rcq, SRD_CQE_RECV);
 }
 
@@ -332,6 +337,8 @@ void srd_qp_flush_rq(struct srd_qp *qp)
 void srd_qp_flush_sq(struct srd_qp *qp)
 {
 	unsigned long flags;
+
+	lockdep_assert_held(&qp->sq_mutex);
 
 	srd_wq_flush(qp, &qp->sq, qp->scq, SRD_CQE_SEND);
 	/* The flush published cons = prod; keep srd_sq_publish() in step. */
@@ -364,6 +371,8 @@ static void srd_wq_reset(struct srd_wq *wq)
 static void srd_sq_reset(struct srd_qp *qp)
 {
 	unsigned long flags;
+
+	lockdep_assert_held(&qp->sq_mutex);
 
 	spin_lock_irqsave(&qp->sq_pub_lock, flags);
 	srd_wq_reset(&qp->sq);

@@ -64,6 +64,8 @@ static u8 srd_scatter(struct srd_qp *qp, const struct srd_recv_ctx *ctx,
 	int err;
 	u8 status = IB_WC_SUCCESS;
 
+	lockdep_assert_held(&qp->rq_lock);
+
 	*verr = SRD_VERR_NONE;
 	if (wqe->num_sge > qp->rq.max_sge) {
 		*verr = SRD_VERR_BAD_WQE;

@@ -156,6 +156,8 @@ static bool srd_sq_has_room(struct srd_qp *qp)
 {
 	u32 limit = qp->sq.ring->num_entries;
 
+	lockdep_assert_held(&qp->sq_mutex);
+
 	if (atomic_read(&qp->sq_inflight) < limit)
 		return true;
 	WRITE_ONCE(qp->sq_blocked, true);
@@ -219,6 +221,8 @@ static void srd_sq_process(struct srd_qp *qp)
 	struct srd_send_result res;
 	struct srd_cqe cqe;
 	u32 prod;
+
+	lockdep_assert_held(&qp->sq_mutex);
 
 	/* Pairs with the provider's release store: slots before index. */
 	prod = smp_load_acquire(&ring->ctl->prod);
