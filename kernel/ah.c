@@ -60,7 +60,7 @@ static struct srd_ah_entry *srd_ah_entry_get(struct srd_dev *sdev,
 	int err;
 
 	/* Allocate and number outside the lock; most calls find an entry. */
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 	if (!fresh)
 		return ERR_PTR(-ENOMEM);
 	fresh->sgid = *sgid;

@@ -42,7 +42,8 @@ static int srd_mr_pin_pages(struct srd_mr *mr)
 	unsigned long i = 0;
 
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
@@ -77,7 +78,7 @@ struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_count;
 	}
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_count;

@@ -59,7 +59,7 @@ static int srd_wq_init(struct srd_wq *wq, struct ib_ucontext *uctx,
 		       u32 max_wr, u32 max_sge, u32 stride)
 {
 	wq->max_sge = max_sge;
-	wq->wqe = kzalloc(stride, GFP_KERNEL);
+	wq->wqe = kzalloc(stride, GFP_KERNEL_ACCOUNT);
 	if (!wq->wqe)
 		return -ENOMEM;
 	wq->ring = srd_ring_create(uctx, roundup_pow_of_two(max_t(u32, max_wr, 1)),

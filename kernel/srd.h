@@ -258,7 +258,9 @@ static inline void srd_count_one(struct srd_dev *sdev, enum srd_counter c)
  */
 struct srd_ring {
 	struct rdma_user_mmap_entry mmap_entry;
-	void *buf;			/* vmalloc_user(), size bytes */
+	void *buf;			/* vmap() of pages, size bytes */
+	struct page **pages;		/* charged to the creator's memcg */
+	u32 npages;
 	size_t size;
 	struct srd_ring_ctl *ctl;	/* == buf */
 	u32 num_entries;		/* power of two */

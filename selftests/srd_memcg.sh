@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The kernel memory behind a process's objects is charged to its memory
+# cgroup: an unprivileged process in a cgroup of its own creates eight
+# 65536-entry CQs, and the cgroup's memory.current grows by at least
+# their rings (8 x 65536 x 32 bytes).  Before the rings were allocated
+# with GFP_KERNEL_ACCOUNT it grew by a few pages only, so one user could
+# take gigabytes of kernel memory past any container's limit.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_srd_module
+require_cmd setpriv
+/usr/bin/python3 -c 'import pyverbs' 2>/dev/null || skip "needs python3-pyverbs"
+grep -qw memory /proc/cgroups 2>/dev/null &&
+	awk '$1 == "memory" { exit !$4 }' /proc/cgroups ||
+	skip "this kernel has no memory cgroup controller"
+
+cg=/sys/fs/cgroup
+if ! [ -f "$cg/cgroup.controllers" ]; then
+	pp mount -t cgroup2 none "$cg"
+	trap 'srd_cleanup; rmdir "$cg/srd_memcg" 2>/dev/null; umount "$cg"' EXIT
+else
+	trap 'srd_cleanup; rmdir "$cg/srd_memcg" 2>/dev/null' EXIT
+fi
+grep -qw memory "$cg/cgroup.controllers" || skip "cgroup v2 offers no memory controller"
+pp sh -c "echo +memory >$cg/cgroup.subtree_control"
+pp mkdir -p "$cg/srd_memcg"
+
+veth_pair smc0 smc1
+add_srd srd_smc0 smc0
+n=8 cqe=65536
+cqs0=$(hw_counter srd_smc0 cqs)
+echo "+ (in $cg/srd_memcg) setpriv --reuid=65534 --regid=65534 --clear-groups srd_memcg.py srd_smc0 $n $cqe"
+out=$(sh -c "echo \$\$ >$cg/srd_memcg/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 \
+	--clear-groups /usr/bin/python3 $SRD_TOP/selftests/srd_memcg.py srd_smc0 $n $cqe" 2>&1) ||
+	fail "srd_memcg.py failed: $out"
+echo "$out"
+charged=$(echo "$out" | awk '$1 == "charged" { print $2 }')
+[ -n "$charged" ] || fail "srd_memcg.py printed no figure"
+[ "$(hw_counter srd_smc0 cqs)" = "$cqs0" ] || fail "the CQs outlived their process"
+want=$((n * cqe * 32))
+[ "$charged" -ge "$want" ] ||
+	fail "$n CQs of $cqe entries: the cgroup was charged $charged bytes, expected at least $want (their rings)"
+echo "ok: $n CQs of $cqe entries charged $charged bytes to the creator's cgroup (rings: at least $want)"
+exit $KSFT_PASS
