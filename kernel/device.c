@@ -381,10 +381,22 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 
+	/*
+	 * ib_core lets "rdma link del" run as soon as the device is
+	 * registered.  A registration reference holds its dealloc back
+	 * until the device is on the list and in debugfs, or says that it
+	 * is already going (before, a deallocated device could be put on
+	 * srd_devices).
+	 */
+	if (!ib_device_try_get(&sdev->ibdev)) {
+		err = -ENODEV;
+		goto out_put;
+	}
 	spin_lock_bh(&srd_devices_lock);
 	list_add_tail_rcu(&sdev->list, &srd_devices);
 	spin_unlock_bh(&srd_devices_lock);
 	srd_transport_debugfs_add(sdev);
+	ib_device_put(&sdev->ibdev);
 
 	/*
 	 * NETDEV_UNREGISTER may have run before the device was on the list,

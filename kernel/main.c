@@ -9,13 +9,22 @@
 
 #include "srd.h"
 
+/*
+ * The work of QPs and messages (sq_work, chunk_work): destroyed, so
+ * drained, at unload, after the last device is gone.
+ */
+struct workqueue_struct *srd_wq;
+
 static int __init srd_init(void)
 {
 	int err;
 
+	srd_wq = alloc_workqueue("srd", WQ_UNBOUND, 0);
+	if (!srd_wq)
+		return -ENOMEM;
 	err = srd_mr_init();
 	if (err)
-		return err;
+		goto err_wq;
 	err = srd_socket_init();
 	if (err)
 		goto err_mr;
@@ -43,6 +52,8 @@ err_socket:
 	srd_socket_exit();
 err_mr:
 	srd_mr_exit();
+err_wq:
+	destroy_workqueue(srd_wq);
 	return err;
 }
 
@@ -57,6 +68,7 @@ static void __exit srd_exit(void)
 	srd_debugfs_exit();
 	srd_socket_exit();
 	srd_mr_exit();
+	destroy_workqueue(srd_wq);
 	pr_info("rdma_srd: unloaded\n");
 }
 

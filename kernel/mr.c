@@ -56,6 +56,22 @@ static int srd_mr_pin_pages(struct srd_mr *mr)
 	return 0;
 }
 
+/* The last reference is gone: unpin and free.  Process context. */
+static void srd_mr_release(struct srd_mr *mr)
+{
+	struct srd_dev *sdev = mr->sdev;
+
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
+}
+
+static void srd_mr_release_work(struct work_struct *work)
+{
+	srd_mr_release(container_of(work, struct srd_mr, release_work));
+}
+
 struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata)
 {
@@ -104,15 +120,19 @@ struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		goto err_pages;
 	err = srd_mr_insert_key(&sdev->mrs_by_rkey, mr, &mr->ibmr.rkey);
-	if (err)
-		goto err_lkey;
+	if (err) {
+		/* Visible by lkey meanwhile: a lookup may hold it. */
+		xa_erase_bh(&sdev->mrs_by_lkey, mr->ibmr.lkey);
+		WRITE_ONCE(mr->dead, true);
+		if (refcount_dec_and_test(&mr->ref))
+			srd_mr_release(mr);
+		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+	}
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
 	return &mr->ibmr;
 
-err_lkey:
-	xa_erase_bh(&sdev->mrs_by_lkey, mr->ibmr.lkey);
 err_pages:
 	kvfree(mr->pages);
 err_umem:
@@ -122,22 +142,6 @@ err_free:
 err_count:
 	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
 	return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
-}
-
-/* The last reference is gone: unpin and free.  Process context. */
-static void srd_mr_release(struct srd_mr *mr)
-{
-	struct srd_dev *sdev = mr->sdev;
-
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
-	kfree(mr);
-	atomic64_dec(&sdev->counters[SRD_CNT_MRS]);
-}
-
-static void srd_mr_release_work(struct work_struct *work)
-{
-	srd_mr_release(container_of(work, struct srd_mr, release_work));
 }
 
 /*

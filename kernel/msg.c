@@ -370,7 +370,7 @@ int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	if (nchunks > 1) {
 		/* Every chunk goes from the work item, off this path. */
 		INIT_DELAYED_WORK(&msg->chunk_work, srd_msg_chunk_work);
-		queue_delayed_work(system_wq, &msg->chunk_work, 0);
+		queue_delayed_work(srd_wq, &msg->chunk_work, 0);
 		return 0;
 	}
 	msg->next_chunk = 1;
@@ -455,7 +455,7 @@ static void srd_send_msg_complete(struct srd_send_msg *msg,
 	/* Pairs with srd_sq_has_room(): we see sq_blocked, or it sees room. */
 	smp_mb();
 	if (READ_ONCE(qp->sq_blocked))
-		mod_delayed_work(system_wq, &qp->sq_work, 0);
+		mod_delayed_work(srd_wq, &qp->sq_work, 0);
 	srd_qp_put(qp);
 }
 
@@ -518,7 +518,7 @@ void srd_msg_chunk_work(struct work_struct *work)
 		if (ret == SRD_SEND_BUSY) {
 			/* The peer's queue is full: again in a moment. */
 			msg->next_chunk--;
-			queue_delayed_work(system_wq, &msg->chunk_work, 1);
+			queue_delayed_work(srd_wq, &msg->chunk_work, 1);
 			spin_unlock_bh(&msg->lock);
 			return;
 		}
@@ -549,7 +549,7 @@ void srd_msg_send_done(struct srd_chunk *c, enum srd_comp_status st)
 	msg->chunks_busy--;
 	/* To finish, or to send the immediate chunk, or to stop sending. */
 	if (!msg->chunks_busy || st != SRD_COMP_OK)
-		mod_delayed_work(system_wq, &msg->chunk_work, 0);
+		mod_delayed_work(srd_wq, &msg->chunk_work, 0);
 	spin_unlock(&msg->lock);
 }
 

@@ -244,7 +244,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		} else if (srd_msg_send(qp, wqe, &res) == -EAGAIN) {
 			/* The peer is full: try again shortly. */
 			WRITE_ONCE(qp->sq_blocked, true);
-			mod_delayed_work(system_wq, &qp->sq_work, 1);
+			mod_delayed_work(srd_wq, &qp->sq_work, 1);
 			return;
 		}
 		/* After sq_inflight counts the send: see srd_sq_publish(). */

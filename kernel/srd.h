@@ -467,6 +467,9 @@ void srd_ring_info(struct srd_ring *ring, struct srd_ring_info *info);
 int srd_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void srd_mmap_free(struct rdma_user_mmap_entry *entry);
 
+/* main.c */
+extern struct workqueue_struct *srd_wq;
+
 /* mr.c */
 int srd_mr_init(void);
 void srd_mr_exit(void);
