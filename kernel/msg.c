@@ -49,6 +49,7 @@ struct srd_send_msg {
 	bool signaled;
 	bool is_inline;
 	bool mr_gone;			/* a READ's MR was deregistered */
+	u32 flush_gen;			/* the QP's, when it was built */
 	/*
 	 * Chunks: the first goes to the engine when the work request is
 	 * consumed, the others from chunk_work.  The last chunk of a
@@ -343,6 +344,7 @@ int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		goto err_nomem;
 	}
 	msg->kp = kp;
+	msg->flush_gen = READ_ONCE(qp->flush_gen);
 
 	req = &msg->req;
 	req->src_qpn = qp->ibqp.qp_num;
@@ -376,7 +378,7 @@ int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	msg->next_chunk = 1;
 	msg->chunks_busy = 1;
 	srd_chunk_req(msg, 0, &first);
-	ret = srd_kpeer_send(kp, &first);
+	ret = srd_kpeer_send(kp, &first, qp, msg->flush_gen);
 	if (ret == SRD_SEND_OK)
 		return 0;
 
@@ -510,7 +512,7 @@ void srd_msg_chunk_work(struct work_struct *work)
 		spin_unlock_bh(&msg->lock);
 
 		srd_chunk_req(msg, i, &req);
-		ret = srd_kpeer_send(msg->kp, &req);
+		ret = srd_kpeer_send(msg->kp, &req, msg->qp, msg->flush_gen);
 		if (ret == SRD_SEND_OK)
 			continue;
 		spin_lock_bh(&msg->lock);

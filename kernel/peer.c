@@ -372,12 +372,21 @@ out:
 }
 
 /* Start a message to @kp's remote device.  Process context. */
-int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req)
+/*
+ * Give @req, of a message @qp built at flush generation @flush_gen, to
+ * the engine; refused if @qp was flushed since (under kp->lock, which the
+ * flush takes after bumping the generation, so nothing slips past it).
+ */
+int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req,
+		   const struct srd_qp *qp, u32 flush_gen)
 {
 	int ret;
 
 	spin_lock_bh(&kp->lock);
-	ret = kp->dead ? SRD_SEND_INVAL : srd_send_msg(kp->peer, req);
+	if (kp->dead || READ_ONCE(qp->flush_gen) != flush_gen)
+		ret = SRD_SEND_INVAL;
+	else
+		ret = srd_send_msg(kp->peer, req);
 	srd_kpeer_unlock_bh(kp);
 	return ret;
 }
@@ -417,15 +426,18 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 }
 
 /*
- * Local QP @qpn is going to ERR or away: its sends in flight complete
- * FLUSHED and its receives in progress are aborted, at every peer.
- * Process context, no QP lock held.
+ * Local SRD QP @qp is going to ERR, RESET or away: its sends in flight
+ * complete FLUSHED and its receives in progress are aborted, at every
+ * peer, and a chunk of its messages not yet submitted is refused from now
+ * on.  Process context, under sq_mutex or after sq_dead was set.
  */
-void srd_transport_flush_qp(struct srd_dev *sdev, u32 qpn)
+void srd_transport_flush_qp(struct srd_qp *qp)
 {
-	struct srd_transport *tp = sdev->transport;
+	struct srd_transport *tp = qp->sdev->transport;
+	u32 qpn = qp->ibqp.qp_num;
 	struct srd_kpeer *kp;
 
+	WRITE_ONCE(qp->flush_gen, qp->flush_gen + 1);
 	rcu_read_lock();
 	list_for_each_entry_rcu(kp, &tp->peer_list, list) {
 		spin_lock_bh(&kp->lock);

@@ -428,7 +428,7 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 * the rings are flushed or reset: then none is left in flight.
 		 */
 		if (qp->is_srd && (new == IB_QPS_ERR || new == IB_QPS_RESET))
-			srd_transport_flush_qp(qp->sdev, ibqp->qp_num);
+			srd_transport_flush_qp(qp);
 		spin_lock_bh(&qp->rq_lock);
 		if (new == IB_QPS_RESET) {
 			srd_sq_reset(qp);
@@ -490,7 +490,7 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 	/* ... the transport lets go of its messages; ... */
 	if (qp->is_srd)
-		srd_transport_flush_qp(sdev, ibqp->qp_num);
+		srd_transport_flush_qp(qp);
 	/* ... and we wait for the receives and completions in flight. */
 	srd_qp_put(qp);
 	wait_for_completion(&qp->released);

@@ -411,6 +411,12 @@ struct srd_qp {
 	atomic_t sq_inflight;
 	bool sq_blocked;
 	bool sq_dead;
+	/*
+	 * Bumped by each transport flush (srd_transport_flush_qp()) before it
+	 * takes any peer's lock: a chunk built before the flush and submitted
+	 * after it is refused under that lock (srd_kpeer_send()).
+	 */
+	u32 flush_gen;
 	struct delayed_work sq_work;
 };
 
@@ -541,8 +547,9 @@ struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev,
 void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 			int hdr_offset, const union ib_gid *sgid,
 			const union ib_gid *dgid);
-void srd_transport_flush_qp(struct srd_dev *sdev, u32 qpn);
-int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req);
+void srd_transport_flush_qp(struct srd_qp *qp);
+int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req,
+		   const struct srd_qp *qp, u32 flush_gen);
 void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out);
 int srd_debugfs_init(void);
 void srd_debugfs_exit(void);
