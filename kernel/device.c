@@ -462,7 +462,8 @@ struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &srd_devices, list) {
-		if (!net_eq(dev_net(sdev->ndev), net))
+		/* The namespace of its sockets: its netdev's may have moved. */
+		if (!net_eq(sdev->snet->net, net))
 			continue;
 		spin_lock(&sdev->gid_lock);
 		for (i = 0; i < SRD_GID_TBL_LEN; i++)
@@ -522,7 +523,12 @@ static void srd_dev_remove_matching(struct net *net)
 		found = NULL;
 		spin_lock_bh(&srd_devices_lock);
 		list_for_each_entry(sdev, &srd_devices, list) {
-			if (!net || net_eq(dev_net(sdev->ndev), net)) {
+			/*
+			 * By the namespace of its sockets, which is being
+			 * freed, not by its netdev's: a netdev moved to
+			 * another namespace leaves its device here.
+			 */
+			if (!net || net_eq(sdev->snet->net, net)) {
 				found = sdev;
 				get_device(&sdev->ibdev.dev);
 				break;

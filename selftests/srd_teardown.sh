@@ -3,7 +3,8 @@
 # A process that holds an srd device open, with objects, stalls nothing:
 # deleting the device's network namespace, "rdma link del" and the
 # netdev's deletion each remove the device while an unprivileged holder
-# still has it open (ib_core disassociates the holder's context).  Before
+# still has it open (ib_core disassociates the holder's context), also
+# after the netdev moved to another namespace.  Before
 # disassociate_ucontext, each waited for the holder to exit.  And a
 # process killed while its sends wait on RNR forever exits at once,
 # whichever of its MR and QP is older (srd_srd_qp's case 10 calls
@@ -62,7 +63,24 @@ echo "+ timeout 30 ip link del std3"
 timeout 30 ip link del std3 || fail "ip link del std3 did not complete while srdtd2 was held"
 gone_within "netdev deleted" 30 srdtd2
 
-# 4. SIGKILL of an unprivileged process whose sends wait on RNR forever.
+# 4. The netdev moves to another namespace, then its first one is
+# deleted: the device, which holds that first namespace's sockets, goes
+# with it (it was matched by its netdev's new namespace, and its sockets
+# were used after their namespace was freed).
+new_netns std_m1
+new_netns std_m2
+pp ip -n std_m1 link add std4 type veth peer name std5
+pp ip -n std_m1 link set std4 up
+pp ip netns exec std_m1 rdma link add srdtd3 type srd netdev std4
+hold srdtd3
+pp ip -n std_m1 link set std4 netns std_m2
+pp ip netns del std_m1
+SRD_NETNS=(std_m2)
+gone_within "netdev moved, its first namespace deleted" 30 srdtd3
+pp ip netns del std_m2
+SRD_NETNS=()
+
+# 5. SIGKILL of an unprivileged process whose sends wait on RNR forever.
 two_hosts stdk
 ssq=$(srd_bin srd_srd_qp)
 objs="qps mrs"
