@@ -52,6 +52,14 @@ if [ -n "${SRD_VM_CRASH_BEFORE_START:-}" ] && [ ! -e "$out/crashed-once" ]; then
 	sync
 	echo c >/proc/sysrq-trigger
 fi
+# Turn RPS's static key on now, while no packet path is hot: a test that
+# sets rps_cpus later (srd_srd_qp.sh) would otherwise patch kernel text
+# under traffic, and TCG once ran a stale int3 of that patch ("Oops:
+# int3" in __skb_get_hash_net, 6.12).  lo's map keeps the key on; lo's
+# packets are steered to CPU 0, which changes nothing the tests measure.
+if [ -w /sys/class/net/lo/queues/rx-0/rps_cpus ]; then
+	echo 1 >/sys/class/net/lo/queues/rx-0/rps_cpus
+fi
 # kmemleak (the debug kernel): forget what boot left, so that what it
 # reports after the command is the command's.
 kmemleak=
