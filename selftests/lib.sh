@@ -150,6 +150,17 @@ hw_counter() {
 	cat "/sys/class/infiniband/$1/hw_counters/$2"
 }
 
+# counters_back WHAT BASE SECS: the caller's counters() prints BASE again
+# within SECS seconds (objects released after a kill, say).
+counters_back() {
+	local deadline=$((SECONDS + $3))
+	until [ "$(counters)" = "$2" ]; do
+		[ $SECONDS -lt $deadline ] ||
+			fail "$1: $3 s on: expected '$2', saw '$(counters)'"
+		sleep 0.1
+	done
+}
+
 # srd_bin NAME: a built C test program.
 srd_bin() {
 	local b=${OUTPUT:-$SRD_TOP/build/selftests}/$1

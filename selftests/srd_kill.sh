@@ -39,12 +39,7 @@ for round in 1 2; do
 	wait "$pid" 2>/dev/null
 	st=$?
 	expect_eq "round $round: exit status of the killed process" 137 "$st"
-	deadline=$((SECONDS + 10))
-	until [ "$(counters)" = "$base" ]; do
-		[ $SECONDS -lt $deadline ] ||
-			fail "round $round: counters 10s after the kill: expected '$base', saw '$(counters)'"
-		sleep 0.1
-	done
+	counters_back "round $round: after the kill" "$base" 10
 	echo "ok: round $round: all counters back to the baseline"
 done
 
@@ -71,12 +66,7 @@ for who in client server; do
 	while kill -0 "$other" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 	kill -9 "$other" 2>/dev/null || true
 	wait "$cpid" "$spid" 2>/dev/null || true
-	deadline=$((SECONDS + 10))
-	until [ "$(counters)" = "$base" ]; do
-		[ $SECONDS -lt $deadline ] ||
-			fail "SRD, $who killed: counters 10s after the kill: expected '$base', saw '$(counters)'"
-		sleep 0.1
-	done
+	counters_back "SRD, $who killed: after the kill" "$base" 10
 	echo "ok: SRD traffic, $who killed: all counters back to the baseline"
 done
 dmesg_clean "SIGKILL mid-traffic"

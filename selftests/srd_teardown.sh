@@ -110,12 +110,7 @@ for order in mr-first qp-first; do
 	done
 	wait "$pid" 2>/dev/null
 	expect_eq "$order: exit status of the killed holder" 137 "$?"
-	deadline=$((SECONDS + 10))
-	until [ "$(counters)" = "$base" ]; do
-		[ $SECONDS -lt $deadline ] ||
-			fail "$order: 10 s after the kill: expected $DEV_A's '$base', saw '$(counters)'"
-		sleep 0.1
-	done
+	counters_back "$order: after the kill" "$base" 10
 	echo "ok: $order: the killed holder exited at once; $DEV_A's QPs and MRs are back to '$base'"
 done
 rm -f "$log"
