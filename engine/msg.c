@@ -367,9 +367,13 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	} else if (srd_seq_gt(p->msg_base, peer->rx_msg_base)) {
 		srd_rx_msg_slide(peer, p->msg_base);
 	}
-	if (srd_seq_lt(p->msg_id, peer->rx_msg_base))
-		return SRD_RXD_DUPLICATE;	/* finished at the sender */
-	if (p->msg_id - peer->rx_msg_base >= w) {
+	/*
+	 * Below the base: finished at the sender, which needs no ACK for it.
+	 * None is sent: an ACK here would complete a message we may never
+	 * have placed, were the base moved by a packet that lied.
+	 */
+	if (srd_seq_lt(p->msg_id, peer->rx_msg_base) ||
+	    p->msg_id - peer->rx_msg_base >= w) {
 		peer->ctr.rx_drop_out_of_window++;
 		return SRD_RXD_DROP;
 	}

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softsrd engine: engines and peers.  Configuration, creation and
- * destruction, the epoch rules (restart detection), the HELLO handshake,
+ * destruction, remote tags (restart detection), the HELLO handshake,
  * the peer's single deadline, and the timer event.
  *
- * Peer states (enum srd_peer_state):
+ * Peer states (enum srd_peer_state), docs/protocol.md "Tags and peer
+ * restart":
  *
- *   PROBING --HELLO or packet naming our epoch from the remote--> ESTABLISHED
- *   ESTABLISHED --a new remote epoch, believed as above--> ESTABLISHED
- *       (the old epoch retired; sends in progress fail PEER_RESTARTED,
+ *   PROBING --a packet naming our tag for this remote--> ESTABLISHED
+ *   ESTABLISHED --a packet naming our tag, with a new remote tag--> ESTABLISHED
+ *       (the old remote tag retired; sends in progress fail PEER_RESTARTED,
  *        receives in progress are aborted, all packet state reset)
  *
- * While PROBING with sends posted, a HELLO goes out at once and again
- * after each backed-off RTO; after rto_retries_max the posted sends fail
- * UNRESP_REMOTE.
+ * Our tag for a remote is srd_engine_tag() of its address, so only a
+ * sender that receives at that address can name it: nothing else changes
+ * a peer's state.  While PROBING with sends posted, a HELLO goes out at
+ * once and again after each backed-off RTO; after rto_retries_max the
+ * posted sends fail UNRESP_REMOTE.
  */
 #include "srd_internal.h"
 
@@ -155,9 +158,7 @@ struct srd_engine *srd_engine_create(const struct srd_config *cfg,
 	eng->cfg = *cfg;
 	eng->ops = ops;
 	eng->os = os;
-	do
-		eng->epoch = ops->random_u32(os);
-	while (!eng->epoch);
+	srd_tag_init(eng);
 	return eng;
 }
 
@@ -166,11 +167,6 @@ void srd_engine_destroy(struct srd_engine *eng)
 	while (eng->peers)
 		srd_peer_destroy(eng->peers);
 	eng->ops->free(eng->os, eng, sizeof(*eng));
-}
-
-uint32_t srd_engine_epoch(const struct srd_engine *eng)
-{
-	return eng->epoch;
 }
 
 static void counters_add(struct srd_counters *sum, const struct srd_counters *c)
@@ -222,7 +218,8 @@ static void peer_free_arrays(struct srd_peer *peer)
 		ops->free(os, peer->paths, c->n_paths * sizeof(*peer->paths));
 }
 
-struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os)
+struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
+				 const void *addr, size_t addr_len)
 {
 	const struct srd_config *c = &eng->cfg;
 	struct srd_peer *peer = eng->ops->alloc(eng->os, sizeof(*peer));
@@ -233,6 +230,8 @@ struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os)
 	}
 	peer->eng = eng;
 	peer->os = peer_os;
+	peer->local_tag = srd_engine_tag(eng, addr, addr_len);
+	peer->last_active_us = eng->ops->now_us(eng->os);
 	peer->ring = eng->ops->alloc(eng->os, c->tx_window_pkts * sizeof(*peer->ring));
 	peer->retx = eng->ops->alloc(eng->os, c->tx_window_pkts * sizeof(*peer->retx));
 	peer->tx_slots = eng->ops->alloc(eng->os, c->msg_window * sizeof(*peer->tx_slots));
@@ -280,7 +279,7 @@ void srd_peer_destroy(struct srd_peer *peer)
 	eng->ops->free(eng->os, peer, sizeof(*peer));
 }
 
-/* --- epochs ---------------------------------------------------------- */
+/* --- remote tags and restarts ----------------------------------------- */
 
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch)
 {
@@ -336,7 +335,7 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 	uint32_t hlen;
 
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->eng->epoch;
+	p.src_epoch = peer->local_tag;
 	p.dst_epoch = dst_epoch;
 	hlen = srd_wire_put_hello(hdr, &p);
 	peer->ctr.hellos_sent++;
@@ -426,7 +425,8 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
 		if (peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)])
 			active++;
 	out->state = peer->state;
-	out->remote_epoch = peer->remote_epoch;
+	out->local_tag = peer->local_tag;
+	out->remote_tag = peer->remote_epoch;
 	out->cwnd_pkts_x256 = peer->cc.cwnd;
 	out->srtt_us = peer->rtt.srtt_us;
 	out->rto_us = srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
@@ -435,4 +435,18 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
 	out->inflight_pkts = peer->inflight;
 	out->pending_msgs = peer->pending_count;
 	out->active_msgs = active;
+}
+
+uint64_t srd_peer_idle_us(const struct srd_peer *peer)
+{
+	uint32_t i;
+
+	if (peer->pending_head || peer->awaiting || peer->inflight ||
+	    peer->msg_base != peer->msg_next || peer->ack_pending ||
+	    peer->retx_head != peer->retx_tail)
+		return 0;
+	for (i = 0; i < peer->eng->cfg.msg_window; i++)
+		if (peer->rx_slots[i].state == SRD_RXS_ASSEMBLING)
+			return 0;
+	return srd_now(peer) - peer->last_active_us;
 }

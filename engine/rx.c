@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softsrd engine: the receive path.  srd_peer_on_packet() parses and
- * validates a datagram, applies the epoch rules, and hands it to the one
+ * validates a datagram, applies the tag rules, and hands it to the one
  * function for its type: DATA here (placement through msg.c, then ACK or
- * NAK), ACK and NAK to the sender (tx.c), HELLO to the epoch handshake.
+ * NAK), ACK and NAK to the sender (tx.c), HELLO to the tag handshake.
  * Everything in a datagram is untrusted: each check that bad input can
  * fail is counted, never asserted.
  */
@@ -45,7 +45,7 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
 		return;
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->eng->epoch;
+	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
 	p.ack_psn = peer->rcv.largest;
 	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
@@ -100,7 +100,7 @@ void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 	uint32_t hlen;
 
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->eng->epoch;
+	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
 	p.psn = psn;
 	p.msg_id = msg_id;
@@ -179,29 +179,33 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 		peer->ack_due_us = now_us + cfg->ack_delay_us;
 }
 
-/* A packet for an older incarnation of us: tell its sender who we are
- * now, at most once per hello_interval_us. */
-static void answer_stale(struct srd_peer *peer, uint64_t now_us)
+/*
+ * A packet that does not name our tag: for an older incarnation of us, a
+ * HELLO asking for our tag, or forged.  Answer with our tag, to the
+ * address (only its owner reads it), naming the packet's own src_tag so
+ * that a sender which has it believes the answer.  A HELLO is answered
+ * each time; anything else at most once per hello_interval_us.  Nothing
+ * here changes the peer.
+ */
+static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
+			    uint64_t now_us)
 {
-	if (peer->unsolicited_hello_sent &&
-	    now_us - peer->last_unsolicited_hello_us <
-	    peer->eng->cfg.hello_interval_us)
-		return;
-	peer->unsolicited_hello_sent = true;
-	peer->last_unsolicited_hello_us = now_us;
-	srd_peer_send_hello(peer, 0);
-}
-
-bool srd_packet_is_valid(const uint8_t *buf, size_t len)
-{
-	struct srd_pkt p;
-
-	return srd_wire_parse(buf, len, &p) == SRD_PARSE_OK;
+	if (p->dst_epoch) {
+		peer->ctr.rx_drop_stale_epoch++;
+		if (peer->unsolicited_hello_sent &&
+		    now_us - peer->last_unsolicited_hello_us <
+		    peer->eng->cfg.hello_interval_us)
+			return;
+		peer->unsolicited_hello_sent = true;
+		peer->last_unsolicited_hello_us = now_us;
+	} else {
+		peer->ctr.hellos_received++;
+	}
+	srd_peer_send_hello(peer, p->src_epoch);
 }
 
 void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 {
-	struct srd_engine *eng = peer->eng;
 	uint64_t now_us = srd_now(peer);
 	struct srd_pkt p;
 
@@ -211,17 +215,17 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 		peer->ctr.rx_drop_bad_hdr++;
 		goto out;
 	}
-	if (p.dst_epoch && p.dst_epoch != eng->epoch) {
-		peer->ctr.rx_drop_stale_epoch++;
-		answer_stale(peer, now_us);
+	if (p.dst_epoch != peer->local_tag) {
+		answer_untagged(peer, &p, now_us);
 		goto out;
 	}
+	peer->last_active_us = now_us;
 	if (srd_peer_epoch_retired(peer, p.src_epoch)) {
 		peer->ctr.rx_drop_stale_epoch++;
 		goto out;
 	}
-	/* A new remote epoch is believed from a HELLO, or from a packet that
-	 * names our current epoch (its sender has heard from us). */
+	/* Its sender receives at the remote's address: a new remote tag is
+	 * believed (a restart, when one was known). */
 	if (peer->state != SRD_PEER_ESTABLISHED ||
 	    p.src_epoch != peer->remote_epoch)
 		srd_peer_learn_epoch(peer, p.src_epoch);
@@ -244,8 +248,6 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 		break;
 	case SRD_WOP_HELLO:
 		peer->ctr.hellos_received++;
-		if (!p.dst_epoch)
-			srd_peer_send_hello(peer, p.src_epoch);
 		srd_tx_pump(peer, now_us);
 		break;
 	}

@@ -6,7 +6,9 @@
  * ("SRD transport"): per-peer reliability (PSNs, SACK, RTO, early
  * retransmit), spraying over N paths with path health, delay-based
  * congestion control with pacing, segmentation and reassembly of
- * messages, RNR, error NAKs and peer-restart detection by epochs.
+ * messages, RNR, error NAKs, and per-peer tags that no off-path sender
+ * can learn (association and restart, stateless until a remote proves it
+ * receives at its address).
  *
  * It is a library, not a driver.  The OS layer (the kernel module, or the
  * host-side tests and simulator) gives it one struct srd_ops and calls one
@@ -14,6 +16,7 @@
  *
  *   srd_send_msg()          a send work request was posted
  *   srd_peer_on_packet()    a datagram arrived from this peer
+ *   srd_engine_on_stray()   a datagram arrived from a remote with no peer
  *   srd_peer_on_timer()     the peer's deadline passed
  *
  * After every call the engine reports the peer's next deadline through
@@ -35,7 +38,8 @@
 
 /* --- the wire (docs/protocol.md, "SRD transport") -------------------- */
 
-#define SRD_WIRE_VERSION_1		1
+/* Version 2: per-peer tags (docs/protocol.md, "Tags and peer restart"). */
+#define SRD_WIRE_VERSION		2
 enum srd_engine_wire_op {
 	SRD_WOP_DATA = 16,
 	SRD_WOP_ACK = 17,
@@ -104,7 +108,7 @@ enum srd_comp_status {
 	SRD_COMP_REMOTE_BAD_LENGTH,	/* NAK BAD_LENGTH */
 	SRD_COMP_REMOTE_ABORT,		/* NAK REMOTE_ABORT */
 	SRD_COMP_UNRESP_REMOTE,		/* retry budget exhausted */
-	SRD_COMP_PEER_RESTARTED,	/* the remote's epoch changed */
+	SRD_COMP_PEER_RESTARTED,	/* the remote restarted (its tag changed) */
 	SRD_COMP_FLUSHED,		/* the local peer or QP went away */
 	SRD_COMP_REMOTE_ACCESS,		/* NAK REMOTE_ACCESS (RDMA rkey check) */
 	SRD_COMP_NR
@@ -206,11 +210,11 @@ struct srd_counters {
 	uint64_t tx_window_stalls;	/* ... by the in-flight packet table */
 	uint64_t path_switches;		/* a path left ACTIVE (avoided) */
 	uint64_t path_recoveries;	/* a probed path came back */
-	uint64_t peer_restarts;		/* remote epoch changes seen */
+	uint64_t peer_restarts;		/* remote tag changes believed */
 	uint64_t peer_unreachable;	/* retry budget exhausted */
 	uint64_t msgs_sent, msgs_failed, msgs_delivered;
 	uint64_t rx_drop_bad_hdr;	/* malformed header or fields */
-	uint64_t rx_drop_stale_epoch;	/* for an older incarnation */
+	uint64_t rx_drop_stale_epoch;	/* not naming our tag: stale or forged */
 	uint64_t rx_drop_out_of_window;	/* msg or PSN outside the windows */
 	uint64_t alloc_failures;
 	uint64_t rdma_writes_in;	/* RDMA write messages placed here */
@@ -219,6 +223,8 @@ struct srd_counters {
 	uint64_t resp_timeouts;		/* RDMA reads whose response stalled */
 	uint64_t tail_probes;		/* tail loss probes sent */
 	uint64_t rx_msg_timeouts;	/* receives aborted: the sender stopped */
+	uint64_t stateless_replies;	/* HELLOs sent for a remote with no peer */
+	uint64_t rx_drop_unsolicited;	/* right tag, but no peer for it to act on */
 };
 
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */
@@ -324,12 +330,36 @@ enum srd_send_err {
 	SRD_SEND_INVAL = -4,
 };
 
-/* A new engine (one per local device) with a fresh random epoch. */
+/* A new engine (one per local device) with a fresh random tag secret. */
 struct srd_engine *srd_engine_create(const struct srd_config *cfg,
 				     const struct srd_ops *ops, void *os);
 /* Destroys every peer first (srd_peer_destroy). */
 void srd_engine_destroy(struct srd_engine *eng);
-uint32_t srd_engine_epoch(const struct srd_engine *eng);
+/*
+ * The tag this engine uses with the remote at @addr: opaque bytes that
+ * name the pair of endpoints (the kernel: local GID, then remote GID),
+ * the same for every call.  Non-zero.
+ */
+uint32_t srd_engine_tag(const struct srd_engine *eng, const void *addr,
+			size_t addr_len);
+
+enum srd_stray_verdict {
+	SRD_STRAY_DROP = 0,		/* counted; nothing to do */
+	SRD_STRAY_REPLY,		/* send reply[0..*reply_len) back to the
+					 * packet's source; create nothing */
+	SRD_STRAY_ACCEPT,		/* a remote that receives at @addr, with
+					 * work: create its peer (same @addr), then
+					 * give it the packet */
+};
+
+/*
+ * A datagram from the remote at @addr, for which the OS has no peer.
+ * Serialised like peer creation.  @reply has room for SRD_HDR_MAX_BYTES.
+ */
+enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
+					   const void *addr, size_t addr_len,
+					   const uint8_t *pkt, size_t len,
+					   uint8_t *reply, uint32_t *reply_len);
 /*
  * The engine's counters: those of destroyed peers and of the engine
  * itself, plus every live peer's.  Serialised like peer creation; a
@@ -339,28 +369,35 @@ void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out)
 const struct srd_counters *srd_peer_counters(const struct srd_peer *peer);
 const struct srd_config *srd_engine_config(const struct srd_engine *eng);
 
-struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os);
+/* The peer for the remote at @addr (as for srd_engine_tag()). */
+struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
+				 const void *addr, size_t addr_len);
 /* Sends still queued or in flight complete FLUSHED; receives in
  * progress are aborted. */
 void srd_peer_destroy(struct srd_peer *peer);
 
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req);
 void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *pkt, size_t len);
-/* Is @pkt a well-formed SRD packet?  For the OS to check before it
- * creates a peer for an unknown sender.  No engine needed. */
-bool srd_packet_is_valid(const uint8_t *pkt, size_t len);
 void srd_peer_on_timer(struct srd_peer *peer);
 /* A local QP is going away: its sends complete FLUSHED, its receives in
  * progress are aborted and later packets for them NAKed REMOTE_ABORT. */
 void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
 
 uint64_t srd_peer_next_deadline(const struct srd_peer *peer);
+/*
+ * How long the peer has had nothing to do, in microseconds: nothing
+ * posted, in flight, awaited or being received, no packet either way.
+ * 0 while busy.  An OS may destroy a peer idle for longer than
+ * SRD_PEER_EVICT_IDLE_US to make room: nothing of it can still arrive.
+ */
+uint64_t srd_peer_idle_us(const struct srd_peer *peer);
+#define SRD_PEER_EVICT_IDLE_US		(30ull * 1000000)
 int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
 			struct srd_path_stats *out);
 
 struct srd_peer_info {
 	int state;			/* enum srd_peer_state */
-	uint32_t remote_epoch;
+	uint32_t local_tag, remote_tag;
 	uint32_t cwnd_pkts_x256;
 	uint32_t srtt_us, rto_us, min_rtt_us;
 	uint32_t inflight_pkts;

@@ -63,7 +63,7 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 
 struct srd_pkt {
 	uint8_t opcode, flags, hdr_len;	/* hdr_len in bytes */
-	uint32_t src_epoch, dst_epoch;
+	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */
 	/* DATA */
 	uint32_t psn, msg_id, msg_base;
 	uint32_t dst_qpn, src_qpn, qkey, imm_data;
@@ -290,8 +290,8 @@ void srd_rx_msg_slide(struct srd_peer *peer, uint32_t new_base);
 /* --- the peer -------------------------------------------------------- */
 
 enum srd_peer_state {
-	SRD_PEER_PROBING = 0,	/* remote epoch unknown: HELLO, no DATA */
-	SRD_PEER_ESTABLISHED,	/* remote epoch known: DATA flows */
+	SRD_PEER_PROBING = 0,	/* remote tag unknown: HELLO, no DATA */
+	SRD_PEER_ESTABLISHED,	/* remote tag known: DATA flows */
 };
 
 /* One sent, unresolved DATA packet; indexed psn % tx_window_pkts. */
@@ -320,13 +320,18 @@ struct srd_retx {
 };
 
 #define SRD_RETIRED_EPOCHS	4
+/* Replies to remotes with no peer: a burst, then one per gap (tag.c). */
+#define SRD_STRAY_BURST		64
+#define SRD_STRAY_GAP_US	10
 #define SRD_TLP_MAX		2	/* tail loss probes before the RTO */
 
 struct srd_engine {
 	struct srd_config cfg;
 	const struct srd_ops *ops;
 	void *os;
-	uint32_t epoch;
+	uint8_t tag_key[16];		/* the tags' secret (tag.c) */
+	uint32_t stray_tokens;		/* replies without a peer, budget */
+	uint64_t stray_refill_us;
 	struct srd_peer *peers;
 	struct srd_counters ctr;	/* engine-level, plus destroyed peers' */
 };
@@ -338,8 +343,9 @@ struct srd_peer {
 	enum srd_peer_state state;
 	struct srd_counters ctr;
 
-	/* epochs */
-	uint32_t remote_epoch;		/* valid when ESTABLISHED */
+	/* tags (the wire's src_tag and dst_tag; the code says epoch) */
+	uint32_t local_tag;		/* ours for this remote: srd_engine_tag() */
+	uint32_t remote_epoch;		/* its tag for us, valid when ESTABLISHED */
 	uint32_t retired[SRD_RETIRED_EPOCHS];
 	uint32_t retired_next;
 	uint64_t hello_due_us;		/* PROBING with work: next HELLO */
@@ -401,12 +407,17 @@ struct srd_peer {
 	uint32_t ack_rr;		/* ACK/NAK/HELLO rotation */
 
 	uint64_t deadline_us;		/* last given to ops->timer_set */
+	uint64_t last_active_us;	/* last packet either way, or send posted */
 };
 
 static inline uint64_t srd_now(const struct srd_peer *peer)
 {
 	return peer->eng->ops->now_us(peer->eng->os);
 }
+
+/* tag.c */
+uint64_t srd_siphash24(const uint8_t key[16], const uint8_t *m, size_t len);
+void srd_tag_init(struct srd_engine *eng);
 
 /* peer.c */
 void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);

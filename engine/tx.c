@@ -291,6 +291,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 	}
 	if (peer->pending_count >= cfg->max_pending_msgs)
 		return SRD_SEND_BUSY;
+	peer->last_active_us = srd_now(peer);
 	m = srd_tx_msg_alloc(peer, req);
 	if (!m)
 		return SRD_SEND_NOMEM;
@@ -373,7 +374,7 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	len = m->len - off < m->seg_bytes ? m->len - off : m->seg_bytes;
 
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->eng->epoch;
+	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
 	p.psn = peer->snd_nxt++;
 	p.msg_id = m->msg_id;

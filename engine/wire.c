@@ -9,7 +9,7 @@
 static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
 			   uint32_t hdr_bytes)
 {
-	b[0] = SRD_WIRE_VERSION_1;
+	b[0] = SRD_WIRE_VERSION;
 	b[1] = op;
 	b[2] = p->flags;
 	b[3] = (uint8_t)(hdr_bytes / 4);
@@ -133,7 +133,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	srd_memset(p, 0, sizeof(*p));
 	if (len < 4)
 		return SRD_PARSE_SHORT;
-	if (b[0] != SRD_WIRE_VERSION_1)
+	if (b[0] != SRD_WIRE_VERSION)
 		return SRD_PARSE_VERSION;
 	p->opcode = b[1];
 	p->flags = b[2];

@@ -26,6 +26,7 @@ static const struct rdma_stat_desc srd_counter_descs[SRD_NUM_COUNTERS] = {
 	[SRD_CNT_WQE_ERRORS].name = "wqe_errors",
 	[SRD_CNT_SRD_RX_DROP_NO_PEER].name = "srd_rx_drop_no_peer",
 	[SRD_CNT_SRD_PEERS].name = "srd_peers",
+	[SRD_CNT_SRD_PEERS_EVICTED].name = "srd_peers_evicted",
 	[SRD_CNT_RDMA_RKEY_INVALID].name = "rdma_rkey_invalid",
 	[SRD_CNT_RDMA_RKEY_PD].name = "rdma_rkey_pd",
 	[SRD_CNT_RDMA_RKEY_ACCESS].name = "rdma_rkey_access",
@@ -61,6 +62,7 @@ static const struct {
 	SRD_ECTR(rdma_writes_in), SRD_ECTR(rdma_reads_in),
 	SRD_ECTR(rdma_access_naks), SRD_ECTR(resp_timeouts),
 	SRD_ECTR(tail_probes), SRD_ECTR(rx_msg_timeouts),
+	SRD_ECTR(stateless_replies), SRD_ECTR(rx_drop_unsolicited),
 };
 
 #define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + ARRAY_SIZE(srd_engine_ctrs))

@@ -191,6 +191,8 @@ static void srd_comp_status_to_wc(enum srd_comp_status st, u8 *status,
 
 static void srd_send_msg_free(struct srd_send_msg *msg)
 {
+	if (msg->kp)
+		srd_kpeer_put(msg->kp);
 	if (!msg->is_inline)
 		srd_put_msg_segs(msg->seg, msg->nseg);
 	if (msg->chunks != &msg->chunk0)
@@ -340,8 +342,16 @@ int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	}
 	kp = srd_kpeer_get(sdev, &sgid, &dgid);
 	if (!kp) {
+		/*
+		 * No room for the peer (the table is full of busy ones) or no
+		 * memory: this destination is unreachable now, as after a
+		 * retry budget; the QP and its other peers carry on.
+		 */
 		srd_send_msg_free(msg);
-		goto err_nomem;
+		res->status = IB_WC_RESP_TIMEOUT_ERR;
+		res->vendor_err = SRD_VERR_UNRESP_REMOTE;
+		res->keep_qp = true;
+		return 0;
 	}
 	msg->kp = kp;
 	msg->flush_gen = READ_ONCE(qp->flush_gen);

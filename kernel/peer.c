@@ -9,11 +9,17 @@
  *  - struct srd_transport lives from srd_transport_init() (newlink) to
  *    srd_transport_fini() (dealloc_driver, after every QP is gone and no
  *    receive path can find the device).
- *  - Peers are created on first use (a send, or a packet from a new
- *    address) and live as long as the device: at most SRD_MAX_PEERS.
+ *  - Peers are created on first use (a send, or a packet from a remote
+ *    that proved it receives at its address: srd_engine_on_stray()), at
+ *    most SRD_MAX_PEERS.  When the table is full, a peer idle for
+ *    SRD_PEER_EVICT_IDLE_US that no message holds (kp->users, taken by
+ *    srd_kpeer_get() and dropped by srd_kpeer_put()) is destroyed to make
+ *    room; otherwise a peer lives as long as the device.
  *    peers_lock (BH) guards the hash, the list's writers and every call
- *    that creates peers or sums counters (the engine's serialisation of
- *    peer creation).  Readers walk the list under RCU.
+ *    that creates or destroys peers or sums counters (the engine's
+ *    serialisation of peer creation).  Readers (the receive path, flushes,
+ *    debugfs) look up and walk under RCU, take kp->lock and check kp->dead;
+ *    an evicted peer is freed after a grace period.
  *  - kp->lock (BH) serialises every engine call for the peer.  Upcalls run
  *    under it.  Order: sq_mutex, then kp->lock, then a QP's rq_lock, then
  *    a CQ's lock.
@@ -69,8 +75,10 @@ MODULE_PARM_DESC(pacing_gain_pct, "SRD: pace at cwnd/srtt times this percentage;
 
 struct srd_kpeer {
 	struct srd_transport *tp;
-	struct hlist_node hnode;	/* tp->peers, under peers_lock */
-	struct list_head list;		/* tp->peer_list, RCU */
+	struct hlist_node hnode;	/* tp->peers: peers_lock, RCU */
+	struct list_head list;		/* tp->peer_list: peers_lock, RCU */
+	struct rcu_head rcu;
+	atomic_t users;			/* messages holding it: srd_kpeer_get() */
 	union ib_gid sgid;		/* ours */
 	union ib_gid dgid;		/* the remote device's */
 	u16 port_salt;
@@ -309,6 +317,18 @@ static enum hrtimer_restart srd_kpeer_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* What the engine's tags name: our GID, then the remote's. */
+struct srd_kpeer_addr {
+	u8 raw[2 * sizeof(union ib_gid)];
+};
+
+static void srd_kpeer_addr(struct srd_kpeer_addr *a, const union ib_gid *sgid,
+			   const union ib_gid *dgid)
+{
+	memcpy(a->raw, sgid->raw, sizeof(sgid->raw));
+	memcpy(a->raw + sizeof(sgid->raw), dgid->raw, sizeof(dgid->raw));
+}
+
 static u32 srd_kpeer_hash(const union ib_gid *sgid, const union ib_gid *dgid)
 {
 	return jhash(dgid->raw, sizeof(dgid->raw),
@@ -321,7 +341,7 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 {
 	struct srd_kpeer *kp;
 
-	hash_for_each_possible(tp->peers, kp, hnode, hash)
+	hash_for_each_possible_rcu(tp->peers, kp, hnode, hash)
 		if (!memcmp(&kp->dgid, dgid, sizeof(*dgid)) &&
 		    !memcmp(&kp->sgid, sgid, sizeof(*sgid)))
 			return kp;
@@ -329,25 +349,63 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 }
 
 /*
- * The peer for traffic between our @sgid and the remote @dgid, created if
- * need be.  Any context.  NULL when the peer table is full or memory is
- * short.  The peer lives as long as the device.
+ * Make room in a full table: destroy the peer idle longest, if one has
+ * been for SRD_PEER_EVICT_IDLE_US and no message holds it.  Under
+ * peers_lock.  Nothing of an idle peer can arrive any more (the engine's
+ * srd_peer_idle_us()); should its remote come back, it finds no peer and
+ * is answered as any new remote is.
  */
-struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
-				const union ib_gid *dgid)
+static bool srd_kpeer_evict(struct srd_transport *tp)
 {
-	struct srd_transport *tp = sdev->transport;
-	u32 hash = srd_kpeer_hash(sgid, dgid);
+	struct srd_kpeer *kp, *victim = NULL;
+	u64 idle, best = 0;
+
+	lockdep_assert_held(&tp->peers_lock);
+	list_for_each_entry(kp, &tp->peer_list, list) {
+		if (atomic_read(&kp->users))
+			continue;
+		spin_lock(&kp->lock);
+		idle = kp->dead ? 0 : srd_peer_idle_us(kp->peer);
+		spin_unlock(&kp->lock);
+		if (idle >= SRD_PEER_EVICT_IDLE_US && idle > best) {
+			best = idle;
+			victim = kp;
+		}
+	}
+	if (!victim)
+		return false;
+	spin_lock(&victim->lock);
+	victim->dead = true;
+	spin_unlock(&victim->lock);
+	/*
+	 * Not RT: waiting for a running callback only spins; it takes no
+	 * lock we hold, and finds the peer dead.
+	 */
+	hrtimer_cancel(&victim->timer);
+	hash_del_rcu(&victim->hnode);
+	list_del_rcu(&victim->list);
+	tp->npeers--;
+	srd_peer_destroy(victim->peer);
+	WARN_ON_ONCE(!skb_queue_empty(&victim->txq));
+	kfree_rcu(victim, rcu);
+	srd_count_one(tp->sdev, SRD_CNT_SRD_PEERS_EVICTED);
+	return true;
+}
+
+/* A new peer, in the table.  Under peers_lock.  NULL: full, or no memory. */
+static struct srd_kpeer *srd_kpeer_create(struct srd_transport *tp, u32 hash,
+					  const union ib_gid *sgid,
+					  const union ib_gid *dgid)
+{
+	struct srd_kpeer_addr addr;
 	struct srd_kpeer *kp;
 
-	spin_lock_bh(&tp->peers_lock);
-	kp = srd_kpeer_find(tp, hash, sgid, dgid);
-	if (kp || tp->npeers >= SRD_MAX_PEERS)
-		goto out;
-
+	lockdep_assert_held(&tp->peers_lock);
+	if (tp->npeers >= SRD_MAX_PEERS && !srd_kpeer_evict(tp))
+		return NULL;
 	kp = kzalloc(sizeof(*kp), GFP_ATOMIC | __GFP_NOWARN);
 	if (!kp)
-		goto out;
+		return NULL;
 	kp->tp = tp;
 	kp->sgid = *sgid;
 	kp->dgid = *dgid;
@@ -358,19 +416,46 @@ struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
 	__skb_queue_head_init(&kp->txq);
 	hrtimer_init(&kp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	kp->timer.function = srd_kpeer_timer;
-	kp->peer = srd_peer_create(tp->engine, kp);
+	srd_kpeer_addr(&addr, sgid, dgid);
+	kp->peer = srd_peer_create(tp->engine, kp, addr.raw, sizeof(addr.raw));
 	if (!kp->peer) {
 		kfree(kp);
-		kp = NULL;
-		goto out;
+		return NULL;
 	}
-	hash_add(tp->peers, &kp->hnode, hash);
+	hash_add_rcu(tp->peers, &kp->hnode, hash);
 	list_add_tail_rcu(&kp->list, &tp->peer_list);
 	tp->npeers++;
 	srd_count_one(tp->sdev, SRD_CNT_SRD_PEERS);
-out:
+	return kp;
+}
+
+/*
+ * The peer for traffic between our @sgid and the remote @dgid, created if
+ * need be (a local send needs it), held for the caller until
+ * srd_kpeer_put().  Any context.  NULL when the peer table is full of
+ * busy peers or memory is short.
+ */
+struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
+				const union ib_gid *dgid)
+{
+	struct srd_transport *tp = sdev->transport;
+	u32 hash = srd_kpeer_hash(sgid, dgid);
+	struct srd_kpeer *kp;
+
+	spin_lock_bh(&tp->peers_lock);
+	kp = srd_kpeer_find(tp, hash, sgid, dgid);
+	if (!kp)
+		kp = srd_kpeer_create(tp, hash, sgid, dgid);
+	if (kp)
+		atomic_inc(&kp->users);
 	spin_unlock_bh(&tp->peers_lock);
 	return kp;
+}
+
+/* Any context.  The peer may be evicted once idle (srd_kpeer_evict()). */
+void srd_kpeer_put(struct srd_kpeer *kp)
+{
+	atomic_dec(&kp->users);
 }
 
 /* Start a message to @kp's remote device.  Process context. */
@@ -394,37 +479,80 @@ int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req,
 }
 
 /*
- * A transport packet (opcodes 16-19) for @sdev, from the remote @sgid to
+ * The engine's answer to a remote with no peer (srd_engine_on_stray()):
+ * from our @sgid to its @dgid, on any path.  Softirq context.
+ */
+static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
+				const union ib_gid *dgid, const u8 *hdr, u32 len)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(SRD_TX_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+		return;
+	}
+	skb_reserve(skb, SRD_TX_HEADROOM);
+	skb_put_data(skb, hdr, len);
+	if (srd_xmit(sdev, skb, sgid, dgid, 49152 + (get_random_u16() & 0x3fff)))
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+}
+
+/*
+ * A transport packet (opcodes 16-22) for @sdev, from the remote @sgid to
  * our @dgid, its SRD header at @hdr_offset.  Softirq context; the caller
- * frees the skb.
+ * frees the skb.  A remote with no peer gets one only once it has shown
+ * that it receives at its address: the engine decides, keeping nothing.
  */
 void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 			int hdr_offset, const union ib_gid *sgid,
 			const union ib_gid *dgid)
 {
+	struct srd_transport *tp = sdev->transport;
+	enum srd_stray_verdict v = SRD_STRAY_DROP;
+	u32 hash = srd_kpeer_hash(dgid, sgid), rlen = 0;
+	u8 reply[SRD_HDR_MAX_BYTES];
+	struct srd_kpeer_addr addr;
 	struct srd_kpeer *kp;
+	const u8 *buf;
+	size_t len;
 
 	/* The engine parses one contiguous buffer. */
 	if (skb_linearize(skb)) {
 		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
 		return;
 	}
-	/* Junk from an unknown address must not cost a peer. */
-	if (!srd_packet_is_valid(skb->data + hdr_offset,
-				 skb->len - hdr_offset)) {
-		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
-		return;
-	}
-	kp = srd_kpeer_get(sdev, dgid, sgid);
+	buf = skb->data + hdr_offset;
+	len = skb->len - hdr_offset;
+	rcu_read_lock();
+	kp = srd_kpeer_find(tp, hash, dgid, sgid);
+	if (kp)
+		goto found;
+	spin_lock_bh(&tp->peers_lock);
+	kp = srd_kpeer_find(tp, hash, dgid, sgid);
 	if (!kp) {
-		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
+		srd_kpeer_addr(&addr, dgid, sgid);
+		v = srd_engine_on_stray(tp->engine, addr.raw, sizeof(addr.raw),
+					buf, len, reply, &rlen);
+		if (v == SRD_STRAY_ACCEPT) {
+			kp = srd_kpeer_create(tp, hash, dgid, sgid);
+			if (!kp)
+				srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
+		}
+	}
+	spin_unlock_bh(&tp->peers_lock);
+	if (!kp) {
+		rcu_read_unlock();
+		if (v == SRD_STRAY_REPLY)
+			srd_transport_reply(sdev, dgid, sgid, reply, rlen);
 		return;
 	}
+found:
 	spin_lock(&kp->lock);
 	if (!kp->dead)
-		srd_peer_on_packet(kp->peer, skb->data + hdr_offset,
-				   skb->len - hdr_offset);
+		srd_peer_on_packet(kp->peer, buf, len);
 	srd_kpeer_unlock(kp);
+	rcu_read_unlock();
 }
 
 /*
@@ -483,8 +611,8 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 			continue;
 		}
 		srd_peer_get_info(kp->peer, &pi);
-		seq_printf(s, "peer %pI6 local %pI6 epoch %08x cwnd_pkts %u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
-			   kp->dgid.raw, kp->sgid.raw, pi.remote_epoch,
+		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
+			   kp->dgid.raw, kp->sgid.raw, pi.local_tag, pi.remote_tag,
 			   pi.cwnd_pkts_x256 / 256, pi.srtt_us, pi.rto_us,
 			   pi.min_rtt_us, pi.inflight_pkts);
 		for (i = 0; i < tp->n_paths; i++) {

@@ -265,7 +265,7 @@ static void srd_sq_process(struct srd_qp *qp)
 			};
 			srd_cq_post(qp->scq, &cqe);
 		}
-		if (res.status != IB_WC_SUCCESS) {
+		if (res.status != IB_WC_SUCCESS && !res.keep_qp) {
 			srd_sq_fail(qp);
 			return;
 		}

@@ -61,7 +61,12 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	sdev = srd_dev_get_by_gid(sock_net(sk), &dgid);
 	if (!sdev)
 		goto drop;
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SRD_WIRE_COMMON_BYTES)) {
+	/*
+	 * Every softsrd datagram is checksummed (docs/protocol.md); IPv4's
+	 * UDP layer lets a zero checksum through as "none", IPv6's does not.
+	 */
+	if ((skb->protocol == htons(ETH_P_IP) && !udp_hdr(skb)->check) ||
+	    !pskb_may_pull(skb, sizeof(struct udphdr) + SRD_WIRE_COMMON_BYTES)) {
 		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
 		ib_device_put(&sdev->ibdev);
 		goto drop;

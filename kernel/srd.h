@@ -120,7 +120,8 @@ enum srd_counter {
 	SRD_CNT_CQ_OVERFLOWS,
 	SRD_CNT_WQE_ERRORS,
 	SRD_CNT_SRD_RX_DROP_NO_PEER,
-	SRD_CNT_SRD_PEERS,		/* peers created; kept until removal */
+	SRD_CNT_SRD_PEERS,		/* peers created */
+	SRD_CNT_SRD_PEERS_EVICTED,	/* idle peers destroyed to make room */
 	/* RDMA requests this device refused as their responder */
 	SRD_CNT_RDMA_RKEY_INVALID,	/* no live MR has the rkey */
 	SRD_CNT_RDMA_RKEY_PD,		/* the MR is not in the QP's PD */
@@ -544,6 +545,7 @@ void srd_transport_fini(struct srd_dev *sdev);
 struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev,
 				const union ib_gid *sgid,
 				const union ib_gid *dgid);
+void srd_kpeer_put(struct srd_kpeer *kp);
 void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 			int hdr_offset, const union ib_gid *sgid,
 			const union ib_gid *dgid);
@@ -558,6 +560,7 @@ void srd_debugfs_exit(void);
 struct srd_send_msg;
 struct srd_send_result {
 	u8 status;		/* enum ib_wc_status */
+	bool keep_qp;		/* a failure of this work request only */
 	u32 vendor_err;		/* enum srd_vendor_err */
 	u32 byte_len;
 };

@@ -8,7 +8,7 @@
 
 #include <linux/types.h>
 
-#define SRD_WIRE_VERSION	1
+#define SRD_WIRE_VERSION	2
 
 /* The default UDP port: not 4791, which belongs to RoCEv2 and rxe. */
 #define SRD_DEFAULT_UDP_PORT	4792

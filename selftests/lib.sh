@@ -300,6 +300,35 @@ two_hosts() {
 	echo "GID indices: $DEV_A v4 $GIDX4_A v6 $GIDX6_A; $DEV_B v4 $GIDX4_B v6 $GIDX6_B"
 }
 
+# third_host TAG: after two_hosts, a third namespace ${TAG}_m with no srd
+# device, on a link of its own to b (an attacker's host, or many of them):
+#   ${TAG}_m: veth ${TAG}m 10.202.0.1/24 fd00:202::1/64, routes to a and b's
+#   10.201.0.0/24 and fd00:201::/64 through b; b routes fd00:203::/64 (for
+#   more addresses of m's own) back to m.
+third_host() {
+	NS_M=${1}_m IF_M=${1}m IP4_M=10.202.0.1 IP6_M=fd00:202::1
+	new_netns "$NS_M"
+	pp ip -n "$NS_M" link add "$IF_M" type veth peer name "${IF_M}b" netns "$NS_B"
+	pp ip -n "$NS_M" addr add $IP4_M/24 dev "$IF_M"
+	pp ip -n "$NS_M" addr add $IP6_M/64 dev "$IF_M" nodad
+	pp ip -n "$NS_B" addr add 10.202.0.2/24 dev "${IF_M}b"
+	pp ip -n "$NS_B" addr add fd00:202::2/64 dev "${IF_M}b" nodad
+	pp ip -n "$NS_M" link set "$IF_M" up
+	pp ip -n "$NS_B" link set "${IF_M}b" up
+	pp ip -n "$NS_M" route add 10.201.0.0/24 via 10.202.0.2
+	pp ip -n "$NS_M" -6 route add fd00:201::/64 via fd00:202::2
+	pp ip -n "$NS_B" -6 route add fd00:203::/64 via $IP6_M
+}
+
+# m_addresses N: fd00:203::1 .. fd00:203::N (hex) on m's veth.
+m_addresses() {
+	local f
+	f=$(mktemp /tmp/srd_m_addrs.XXXXXX)
+	printf "addr add fd00:203::%x/64 dev $IF_M nodad\n" $(seq 1 "$1") >"$f"
+	pp ip -n "$NS_M" -b "$f"
+	rm -f "$f"
+}
+
 # reload_module [PARAM=VALUE...]: rmmod rdma_srd and insmod it again.
 reload_module() {
 	[ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] ||

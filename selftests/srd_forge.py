@@ -29,8 +29,8 @@ epoch: one Python start for many steps (each start costs seconds under
 TCG), and it may start before the port is free.
 
 The attacker binds SRC:PORT (no srd device may listen on PORT in its
-namespace), sends a HELLO (dst_epoch 0) and learns the target's epoch from
-the answer, then:
+namespace), sends a HELLO (dst_epoch 0) and learns the target's tag for its
+address from the answer (which names the HELLO's src_epoch), then:
 
   hello         nothing more: prints the epochs.
   control       one SRD_WRITE message of LEN bytes of 0x5a at OFF of the
@@ -56,6 +56,28 @@ the answer, then:
 
 Every packet received from the target is checked as the sniffer checks
 them (check_packet()); a violation fails the mode.
+
+Blind attacks (docs/protocol.md, "Threat model"): sent from an ephemeral
+port of --src, as any unprivileged user can, receiving nothing:
+
+  hello-flood N SECS  N HELLOs spread over SECS seconds, random src_epoch;
+                every other one has dst_epoch 0 (a restart claim), the
+                others a random dst_epoch.
+  slide N TAG   N single-segment DATA packets with dst_epoch TAG (a tag
+                learned elsewhere, say by `hello` from the attacker's own
+                address), random src_epoch and QPNs, and msg_id = msg_base
+                2^30 ahead of 0 and spread over the 2^32 space.
+  sources N PREFIX  one HELLO (dst_epoch 0) and one DATA (random dst_epoch)
+                from each of N IPv6 addresses PREFIX + 1 .. PREFIX + N
+                (each bound in turn: they must be the sender's own).
+  peers N PREFIX  the honest handshake from each of N IPv6 addresses
+                PREFIX + 1 .. PREFIX + N, bound to PORT in turn (no srd device
+                may listen there): a HELLO, the target's answer, then one
+                DATA (msg_len 0, to a random QPN) naming the answer's tag, so
+                that the target makes a peer for each.  Prints how many
+                handshakes were answered.
+  zero-csum     one HELLO (dst_epoch 0) in an IPv4 UDP datagram whose
+                checksum is 0 ("none"), through a raw socket (root).
 
   sniff         captures every UDP datagram to or from PORT on IFACE (an
                 AF_PACKET socket, both directions, or only the outgoing
@@ -83,7 +105,7 @@ import struct
 import sys
 import time
 
-VERSION = 1
+VERSION = 2
 UD_SEND, UD_SEND_WITH_IMM = 1, 2
 DATA, ACK, NAK, HELLO, WRITE, READ_REQ, READ_RESP = 16, 17, 18, 19, 20, 21, 22
 OPNAMES = {UD_SEND: "UD_SEND", UD_SEND_WITH_IMM: "UD_SEND_WITH_IMM",
@@ -396,7 +418,9 @@ class Forge:
         if op == HELLO:
             if dst == 0:        # asked for an answer
                 self.send(hello(self.epoch, src))
-            if dst in (0, self.epoch) and src != self.remote_epoch:
+            # Version 2: only a HELLO naming our tag tells us the target's
+            # (docs/protocol.md, "Tags and peer restart").
+            if dst == self.epoch and src != self.remote_epoch:
                 self.remote_epoch = src
             return (op, b)
         if src != self.remote_epoch or dst != self.epoch:
@@ -862,6 +886,86 @@ def parse_target(line):
     return t
 
 
+# --- blind attacks -----------------------------------------------------------
+
+def blind_socket(src, port=0):
+    fam = socket.AF_INET6 if ":" in src else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((src, port))
+    return s
+
+
+def data_pkt(src_epoch, dst_epoch, psn, msg_id, msg_base, dst_qpn, src_qpn):
+    return common(DATA, F_ACK_NOW, HDR[DATA], src_epoch, dst_epoch) + \
+        data_fields(psn, msg_id, msg_base, dst_qpn, src_qpn, 0, 0, 0, 0, 64)
+
+
+def mode_blind(mode, args, src, target, port):
+    rnd = random.SystemRandom()
+    r32 = lambda: rnd.randrange(1, 1 << 32)
+    sent = 0
+    if mode == "hello-flood":
+        n, secs = int(args[0]), float(args[1])
+        s = blind_socket(src)
+        for i in range(n):
+            s.sendto(hello(r32(), 0 if i % 2 == 0 else r32()), (target, port))
+            sent += 1
+            time.sleep(secs / max(n, 1))
+    elif mode == "slide":
+        n, tag = int(args[0]), int(args[1], 0)
+        s = blind_socket(src)
+        for i in range(n):
+            base = ((1 << 30) + i * ((1 << 32) // max(n, 1))) & 0xffffffff
+            s.sendto(data_pkt(r32(), tag, r32(), base, base, rnd.randrange(1, 1 << 24),
+                              rnd.randrange(1, 1 << 24)), (target, port))
+            sent += 1
+    elif mode == "sources":
+        import ipaddress
+        n, prefix = int(args[0]), ipaddress.IPv6Address(args[1])
+        for i in range(1, n + 1):
+            s = blind_socket(str(prefix + i))
+            s.sendto(hello(r32(), 0), (target, port))
+            s.sendto(data_pkt(r32(), r32(), r32(), 5, 5, 2, 2), (target, port))
+            s.close()
+            sent += 2
+    elif mode == "peers":
+        import ipaddress
+        n, prefix = int(args[0]), ipaddress.IPv6Address(args[1])
+        done = 0
+        for i in range(1, n + 1):
+            s = blind_socket(str(prefix + i), port)
+            me = r32()
+            s.sendto(hello(me, 0), (target, port))
+            s.settimeout(2.0)
+            tag = 0
+            try:
+                while not tag:
+                    b, _ = s.recvfrom(2048)
+                    if len(b) >= 12 and b[1] == HELLO and be32(b, 8) == me:
+                        tag = be32(b, 4)
+            except socket.timeout:
+                pass
+            if tag:
+                s.sendto(data_pkt(me, tag, r32(), 0, 0, rnd.randrange(1, 1 << 24), 1),
+                         (target, port))
+                done += 1
+            s.close()
+            sent += 2 if tag else 1
+        print("# peers: %d of %d handshakes answered" % (done, n), flush=True)
+        if done != n:
+            print("RESULT mode=peers ok=0 sent=%d handshakes=%d" % (sent, done), flush=True)
+            return 1
+    elif mode == "zero-csum":
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+        s.bind((src, 0))
+        body = hello(r32(), 0)
+        s.sendto(struct.pack(">HHHH", 40000 + rnd.randrange(1000), port,
+                             8 + len(body), 0) + body, (target, 0))
+        sent = 1
+    print("RESULT mode=%s ok=1 sent=%d" % (mode, sent), flush=True)
+    return 0
+
+
 def usage():
     print(__doc__, file=sys.stderr)
     sys.exit(2)
@@ -934,6 +1038,11 @@ def main(argv):
         return mode_sniff(args[1], float(args[2]), port, "--out-only" in flags, ops)
     if len(args) < 2 or "--src" not in opts:
         usage()
+    blind = {"hello-flood": 2, "slide": 2, "sources": 2, "peers": 2, "zero-csum": 0}
+    if args[1] in blind:
+        if len(args) - 2 != blind[args[1]]:
+            usage()
+        return mode_blind(args[1], args[2:], opts["--src"], args[0], port)
     if args[1] != "serve" and "--target" not in opts and args[1] != "hello":
         usage()
     t = parse_target(opts["--target"]) if "--target" in opts else \

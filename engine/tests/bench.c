@@ -261,7 +261,7 @@ int main(int argc, char **argv)
 		nodes[i].id = (int)i;
 		b.n[i] = &nodes[i];
 		nodes[i].eng = srd_engine_create(&cfg, &b_ops, &nodes[i]);
-		nodes[i].peer = srd_peer_create(nodes[i].eng, &nodes[i]);
+		nodes[i].peer = srd_peer_create(nodes[i].eng, &nodes[i], "peer", 4);
 	}
 	/* The handshake, before the clock starts. */
 	req.kind = kind;

@@ -10,9 +10,16 @@
  *   2  time passes (bytes give the microseconds), timers fire
  *   3  a send is posted (bytes give the length)
  *   4  a local QP is flushed
+ *   5  a forged datagram from the peer's address: the bytes, with the
+ *      tags an off-path attacker can have (dst_tag 0, the tag the engine
+ *      gives the attacker's own address, or any value but the peer's)
+ *   6  the bytes from an address with no peer (srd_engine_on_stray)
  * The harness checks the engine's promises as it goes: every send
- * completes exactly once, placement stays inside the message, and
- * nothing allocated is left after the peer is destroyed.
+ * completes exactly once, placement stays inside the message, a forged
+ * datagram changes nothing (no completion, no receive, no restart, no
+ * window moved), a stray one allocates nothing and is accepted only
+ * with its address's tag, and nothing allocated is left after the peer
+ * is destroyed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,8 @@ struct fz {
 	int completions[MAX_SENDS];
 	uint32_t rx_len[16];
 	int rx_open;
+	int done;		/* send completions, all of them */
+	int rx_begun;
 };
 
 static uint64_t f_now(void *os)
@@ -99,6 +108,7 @@ static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 	h = malloc(sizeof(*h));
 	*h = info->msg_len;
 	f->rx_open++;
+	f->rx_begun++;
 	*handle = h;
 	return SRD_RX_ACCEPT;
 }
@@ -146,15 +156,8 @@ static void f_send_done(void *os, void *cookie, enum srd_comp_status st)
 
 	if (i >= MAX_SENDS || st >= SRD_COMP_NR || f->completions[i]++)
 		abort();
+	f->done++;
 }
-
-static const struct srd_ops f_ops = {
-	.now_us = f_now, .random_u32 = f_rand, .alloc = f_alloc, .free = f_free,
-	.timer_set = f_timer, .transmit = f_tx, .rx_begin = f_rx_begin,
-	.rx_data = f_rx_data, .rx_done = f_rx_end, .rx_abort = f_rx_end,
-	.send_done = f_send_done, .read_data = f_read_data,
-	.resp_done = f_resp_done,
-};
 
 static uint32_t get32(const uint8_t *b, size_t n, size_t i)
 {
@@ -166,6 +169,70 @@ static uint32_t get32(const uint8_t *b, size_t n, size_t i)
 	return v;
 }
 
+/* Op 5: the bytes as a packet with forged tags; it must change nothing. */
+static void forged(struct fz *f, struct srd_peer *peer, const uint8_t *b,
+		   size_t n)
+{
+	uint8_t pkt[2048];
+	uint32_t dst, base = peer->rx_msg_base, restarts = peer->ctr.peer_restarts;
+	uint32_t remote = peer->remote_epoch, una = peer->snd_una;
+	int done = f->done, begun = f->rx_begun, open = f->rx_open;
+
+	if (n < 12 || n > sizeof(pkt))
+		return;
+	memcpy(pkt, b, n);
+	switch (b[0] % 3) {
+	case 0:
+		dst = 0;
+		break;
+	case 1:
+		dst = srd_engine_tag(peer->eng, "forger", 6);
+		break;
+	default:
+		dst = get32(b, n, 8);
+		break;
+	}
+	if (dst == peer->local_tag)
+		dst ^= 1;
+	srd_put_be32(pkt + 8, dst);
+	srd_peer_on_packet(peer, pkt, n);
+	if (f->done != done || f->rx_begun != begun || f->rx_open != open ||
+	    peer->ctr.peer_restarts != restarts || peer->remote_epoch != remote ||
+	    peer->rx_msg_base != base || peer->snd_una != una)
+		abort();
+}
+
+/* Op 6: from an address with no peer. */
+static void stray(struct fz *f, struct srd_engine *eng, const uint8_t *b,
+		  size_t n)
+{
+	uint8_t reply[SRD_HDR_MAX_BYTES];
+	uint32_t rlen = 0;
+	long live = f->live;
+	struct srd_pkt p;
+	enum srd_stray_verdict v;
+
+	v = srd_engine_on_stray(eng, "stray", 5, b, n, reply, &rlen);
+	if (f->live != live)
+		abort();	/* no state for a remote with no peer */
+	if (v == SRD_STRAY_ACCEPT &&
+	    (srd_wire_parse(b, n, &p) != SRD_PARSE_OK ||
+	     p.dst_epoch != srd_engine_tag(eng, "stray", 5)))
+		abort();
+	if (v == SRD_STRAY_REPLY &&
+	    (srd_wire_parse(reply, rlen, &p) != SRD_PARSE_OK || p.opcode != SRD_WOP_HELLO))
+		abort();
+}
+
+static const struct srd_ops f_ops = {
+	.now_us = f_now, .random_u32 = f_rand, .alloc = f_alloc, .free = f_free,
+	.timer_set = f_timer, .transmit = f_tx, .rx_begin = f_rx_begin,
+	.rx_data = f_rx_data, .rx_done = f_rx_end, .rx_abort = f_rx_end,
+	.send_done = f_send_done, .read_data = f_read_data,
+	.resp_done = f_resp_done,
+};
+
+
 static void built_data(struct srd_peer *peer, const uint8_t *b, size_t n)
 {
 	uint8_t pkt[SRD_HDR_MAX_BYTES + 4096];
@@ -174,7 +241,7 @@ static void built_data(struct srd_peer *peer, const uint8_t *b, size_t n)
 
 	memset(&p, 0, sizeof(p));
 	p.src_epoch = REMOTE_EPOCH;
-	p.dst_epoch = LOCAL_EPOCH;
+	p.dst_epoch = peer->local_tag;
 	p.psn = get32(b, n, 0);
 	p.msg_id = get32(b, n, 4) & 0x1ff;
 	p.msg_base = p.msg_id - (get32(b, n, 8) & 0x7f);
@@ -216,13 +283,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.cwnd_max_pkts = 64;
 	cfg.max_msg_bytes = 64 * 1024;
 	eng = srd_engine_create(&cfg, &f_ops, &f);
-	peer = srd_peer_create(eng, &f);
+	peer = srd_peer_create(eng, &f, "peer", 4);
 	memset(&hp, 0, sizeof(hp));
 	hp.src_epoch = REMOTE_EPOCH;
+	hp.dst_epoch = peer->local_tag;
 	srd_peer_on_packet(peer, hello, srd_wire_put_hello(hello, &hp));
 
 	while (pos + 3 <= size) {
-		uint8_t op = data[pos] % 5;
+		uint8_t op = data[pos] % 7;
 		size_t len = (size_t)data[pos + 1] << 8 | data[pos + 2];
 		const uint8_t *b = data + pos + 3;
 
@@ -258,6 +326,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 4:
 			srd_peer_flush_qp(peer, get32(b, len, 0) & 3);
+			break;
+		case 5:
+			forged(&f, peer, b, len);
+			break;
+		case 6:
+			stray(&f, eng, b, len);
 			break;
 		}
 	}

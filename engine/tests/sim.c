@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../srd_engine.h"
+#include "../srd_internal.h"	/* the forger writes headers */
 #include "sim.h"
 
 /* --- deterministic randomness ---------------------------------------- */
@@ -322,6 +322,84 @@ static uint32_t path_delay_us(struct sim *s, int a, int b, uint32_t path)
 					    (p->delay_max_us - p->delay_min_us + 1));
 }
 
+/*
+ * One forged packet to @dst that claims to come from @src, as an off-path
+ * attacker makes them (docs/protocol.md, "Threat model"): it cannot see
+ * the traffic, but knows what is predictable (QPNs, Q_Keys, small message
+ * ids) and what it learned with its own address (the tag @dst gave it),
+ * and guesses the rest.  The oracle is the run's: every message still
+ * completes as expected and OK means delivered once.
+ */
+static void forge(struct sim *s, int src, int dst)
+{
+	static const uint8_t ops[] = { SRD_WOP_DATA, SRD_WOP_ACK, SRD_WOP_NAK,
+				       SRD_WOP_HELLO, SRD_WOP_WRITE,
+				       SRD_WOP_READ_REQ, SRD_WOP_READ_RESP };
+	struct event e = { .type = EV_SWITCH, .src = src, .dst = dst };
+	struct sim_node *nd = &s->nodes[dst];
+	uint8_t hdr[SRD_HDR_MAX_BYTES];
+	uint32_t i, n, op = ops[rnd_below(&s->rng, sizeof(ops))];
+	struct srd_pkt p;
+
+	if (!nd->eng)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.src_epoch = (uint32_t)splitmix(&s->rng) | 1;
+	switch (rnd_below(&s->rng, 3)) {
+	case 0:
+		p.dst_epoch = srd_engine_tag(nd->eng, "forger", 6);
+		break;
+	case 1:
+		p.dst_epoch = (uint32_t)splitmix(&s->rng) | 1;
+		break;
+	default:
+		p.dst_epoch = op == SRD_WOP_HELLO ? 0 : 1;
+		break;
+	}
+	p.psn = (uint32_t)splitmix(&s->rng);
+	p.msg_id = rnd_below(&s->rng, 2000) +
+		   (rnd_below(&s->rng, 2) ? 1u << 30 : 0);
+	p.msg_base = p.msg_id - rnd_below(&s->rng, 64);
+	p.dst_qpn = 1 + rnd_below(&s->rng, s->p->qps);
+	p.src_qpn = 1 + rnd_below(&s->rng, s->p->qps);
+	p.qkey = 0x1000 + p.dst_qpn;
+	p.imm_data = (uint32_t)splitmix(&s->rng);
+	p.seg_bytes = 64;
+	p.attempt = (uint8_t)rnd_below(&s->rng, 3);
+	p.ack_psn = (uint32_t)splitmix(&s->rng);
+	for (i = 0; i < sizeof(p.sack); i++)
+		p.sack[i] = (uint8_t)splitmix(&s->rng);
+	p.nak_reason = (uint8_t)(1 + rnd_below(&s->rng, SRD_NAK_REMOTE_ACCESS));
+	p.req_msg_id = rnd_below(&s->rng, 2000);
+	p.rdma.rkey = (uint32_t)splitmix(&s->rng);
+	switch (op) {
+	case SRD_WOP_DATA:
+		n = srd_wire_put_data(hdr, &p);
+		break;
+	case SRD_WOP_ACK:
+		n = srd_wire_put_ack(hdr, &p);
+		break;
+	case SRD_WOP_NAK:
+		n = srd_wire_put_nak(hdr, &p);
+		break;
+	case SRD_WOP_HELLO:
+		n = srd_wire_put_hello(hdr, &p);
+		break;
+	case SRD_WOP_READ_RESP:
+		n = srd_wire_put_resp(hdr, &p);
+		break;
+	default:
+		n = srd_wire_put_rdma(hdr, &p, (uint8_t)op);
+		break;
+	}
+	e.len = n;
+	e.data = malloc(n);
+	memcpy(e.data, hdr, n);
+	e.t_ns = s->now_ns + 1000ull * rnd_below(&s->rng, 50);
+	s->r->forged++;
+	ev_push(s, e);
+}
+
 static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 {
 	struct sim_node *nd = os;
@@ -332,6 +410,8 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	uint32_t msg = 0, i, copies = 1, c;
 
 	s->r->pkts_sent++;
+	if (p->forge_permille && rnd_below(&s->rng, 1000) < (uint32_t)p->forge_permille)
+		forge(s, nd->id, sp->remote);
 	if (d->msg_cookie)
 		msg = (uint32_t)(uintptr_t)d->msg_cookie - 1;
 	if (d->payload_len && (msg >= s->nmsgs ||
@@ -513,7 +593,7 @@ static void node_up(struct sim *s, struct sim_node *nd)
 		if (j == nd->id)
 			continue;
 		nd->peers[j].gen++;
-		nd->peers[j].peer = srd_peer_create(nd->eng, &nd->peers[j]);
+		nd->peers[j].peer = srd_peer_create(nd->eng, &nd->peers[j], &j, sizeof(j));
 	}
 }
 

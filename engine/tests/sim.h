@@ -37,6 +37,8 @@ struct sim_params {
 	int rnr_qp;			/* this QP index has few receives; -1 none */
 	uint32_t rnr_refill_us;
 	int incast_to;			/* >= 0: every other node sends only to it */
+	int forge_permille;		/* an off-path forger: this many forged
+					 * packets per 1000 real ones */
 	uint32_t link_bytes_per_us;	/* each destination's downlink */
 	uint32_t buffer_bytes;		/* its drop-tail buffer */
 	uint32_t rto_retries_max;	/* 0: engine default */
@@ -54,6 +56,7 @@ struct sim_result {
 	uint64_t spurious_retransmits;
 	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
 	uint64_t stale_drops;
+	uint64_t forged;		/* packets the forger sent */
 	uint64_t bytes_delivered;
 	uint64_t last_ok_completion_us;
 	size_t peak_bytes_per_node, bound_bytes_per_node;

@@ -144,6 +144,32 @@ static bool check_outage_beyond(const struct sim_params *p, const struct sim_res
 	return true;
 }
 
+static void sc_forger(struct sim_params *p)
+{
+	p->nodes = 4;
+	p->qps = 3;
+	p->loss_permille = 10;
+	p->forge_permille = 500;	/* one forged packet per two real ones */
+}
+
+static bool check_forger(const struct sim_params *p, const struct sim_result *r,
+			 char *why, size_t n)
+{
+	(void)p;
+	if (r->forged < 1000 || !r->stale_drops) {
+		snprintf(why, n, "the forger sent %llu packets, %llu refused for their tag",
+			 (unsigned long long)r->forged, (unsigned long long)r->stale_drops);
+		return false;
+	}
+	if (r->peer_restarts || r->failed_sends) {
+		snprintf(why, n, "forged packets caused %llu restarts, %llu failed sends",
+			 (unsigned long long)r->peer_restarts,
+			 (unsigned long long)r->failed_sends);
+		return false;
+	}
+	return true;
+}
+
 static bool check_restart(const struct sim_params *p, const struct sim_result *r,
 			  char *why, size_t n)
 {
@@ -180,6 +206,8 @@ static const struct scenario scenarios[] = {
 	  check_incast },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
+	{ "forger", "4 nodes, 1% loss, an off-path forger: 1 forged per 2 real packets",
+	  sc_forger, check_forger },
 };
 
 #define NSC (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -209,8 +237,8 @@ static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scal
 	       (unsigned long long)r.sim_time_us, (unsigned long long)r.events, secs);
 	printf("#   pkts %llu, net drops %llu, queue drops %llu (max queue %llu B), dups %llu; "
 	       "retx %llu (fast %llu, rto %llu, spurious %llu), dup rx %llu, rnr naks %llu, "
-	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu; "
-	       "peak %zu B/node (bound %zu)\n",
+	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu, "
+	       "forged %llu; peak %zu B/node (bound %zu)\n",
 	       (unsigned long long)r.pkts_sent, (unsigned long long)r.pkts_dropped_net,
 	       (unsigned long long)r.pkts_dropped_queue,
 	       (unsigned long long)r.max_queue_bytes, (unsigned long long)r.pkts_duped,
@@ -220,7 +248,8 @@ static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scal
 	       (unsigned long long)r.duplicates,
 	       (unsigned long long)r.rnr_naks, (unsigned long long)r.path_switches,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
-	       (unsigned long long)r.stale_drops, r.peak_bytes_per_node,
+	       (unsigned long long)r.stale_drops, (unsigned long long)r.forged,
+	       r.peak_bytes_per_node,
 	       r.bound_bytes_per_node);
 	if (!ok) {
 		printf("#   FAILED: %s\n", r.ok ? why : r.why);

@@ -331,7 +331,7 @@ static void node_start(struct pair *pr, int id, const struct srd_config *cfg)
 	struct node *n = pr->n[id];
 
 	n->eng = srd_engine_create(cfg, &h_ops, n);
-	n->peer = srd_peer_create(n->eng, n);
+	n->peer = srd_peer_create(n->eng, n, "peer", 4);
 	n->deadline = SRD_NO_DEADLINE;
 }
 
@@ -544,7 +544,7 @@ static void test_wire_roundtrip_and_rejects(void)
 	p.path = 63;
 	p.flags = SRD_WF_DATA_HAS_IMM;
 	n = srd_wire_put_data(b, &p);
-	CHECK(n == 52 && b[0] == 1 && b[1] == SRD_WOP_DATA && b[3] == 13,
+	CHECK(n == 52 && b[0] == SRD_WIRE_VERSION && b[1] == SRD_WOP_DATA && b[3] == 13,
 	      "data header %u bytes, words %u", n, b[3]);
 	memset(b + n, 0x5a, 952);
 	CHECK(srd_wire_parse(b, n + 952, &q) == 0, "parse data");
@@ -554,9 +554,9 @@ static void test_wire_roundtrip_and_rejects(void)
 	      q.attempt == 3 && q.path == 63 && q.payload_len == 952 &&
 	      q.src_epoch == p.src_epoch && q.dst_epoch == p.dst_epoch, "fields");
 	CHECK(srd_wire_parse(b, n + 951, &q) == SRD_PARSE_FIELD, "payload length must match");
-	b[0] = 2;
+	b[0] = 1;	/* version 1 had public epochs: never accepted */
 	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_VERSION, "version");
-	b[0] = 1;
+	b[0] = SRD_WIRE_VERSION;
 	b[3] = 12;
 	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_HDR_LEN, "hdr too short");
 	b[3] = 14;	/* a longer header: the extra word is skipped */
@@ -1152,13 +1152,13 @@ static void test_epoch_mismatch_and_restart(void)
 	CHECK(old_from_a.len && old_from_b.len, "captured");
 	/* b restarts with the packets still in the network: a's send to b
 	 * is in flight. */
-	old_b_epoch = srd_engine_epoch(b->eng);
+	old_b_epoch = b->peer->local_tag;
 	q_drop(pr, 0);
 	while (pr->qlen)
 		q_drop(pr, 0);
 	node_stop(pr, 1);
 	node_start(pr, 1, &c);
-	CHECK(srd_engine_epoch(b->eng) != old_b_epoch, "new epoch");
+	CHECK(b->peer->local_tag != old_b_epoch, "new tag");
 	/* The old packet from a reaches the new b: dropped, b says hello. */
 	stale = ectr(b->eng)->rx_drop_stale_epoch;
 	srd_peer_on_packet(b->peer, old_from_a.data, old_from_a.len);
@@ -1184,6 +1184,183 @@ static void test_epoch_mismatch_and_restart(void)
 	      b->sends_done[SRD_COMP_OK], b->nrx);
 	free(old_from_a.data);
 	free(old_from_b.data);
+	pair_free(pr);
+}
+
+/* Inject @len bytes into node @to as if from the other node's address. */
+static void inject(struct pair *pr, int to, const uint8_t *b, uint32_t len)
+{
+	srd_peer_on_packet(pr->n[to]->peer, b, len);
+}
+
+static void test_siphash_vectors(void)
+{
+	uint8_t key[16], m[15];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		key[i] = (uint8_t)i;
+	for (i = 0; i < 15; i++)
+		m[i] = (uint8_t)i;
+	/* The reference vectors of the SipHash paper, appendix A. */
+	CHECK(srd_siphash24(key, m, 15) == 0xa129ca6149be45e5ull, "15 bytes");
+	CHECK(srd_siphash24(key, m, 0) == 0x726fdb47dd0e0e31ull, "empty");
+}
+
+/*
+ * Issue 14, C1: one HELLO with a random src_tag and dst_tag 0, from the
+ * remote's address, changes nothing: no restart, nothing fails, traffic
+ * in flight completes OK and is delivered.
+ */
+static void test_forged_hello_no_restart(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	uint8_t h[SRD_HDR_MAX_BYTES];
+	struct srd_pkt p;
+	uint32_t n, i;
+
+	send_one(pr, 0, 100, 1, 7);
+	pair_run(pr, 1000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1, "established");
+	for (i = 0; i < 5; i++)
+		send_one(pr, 0, 3000, 10 + i, 7);
+	for (i = 0; i < 200; i++) {
+		memset(&p, 0, sizeof(p));
+		p.src_epoch = 0x1000 + i * 7919;
+		n = srd_wire_put_hello(h, &p);
+		inject(pr, 1, h, n);
+		/* ... and with a guessed dst_tag, as a DATA-less restart */
+		p.dst_epoch = 0x5a5a0000 + i;
+		n = srd_wire_put_hello(h, &p);
+		inject(pr, 1, h, n);
+	}
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(ectr(b->eng)->peer_restarts == 0 && ectr(a->eng)->peer_restarts == 0,
+	      "no restart (b %llu, a %llu)",
+	      (unsigned long long)ectr(b->eng)->peer_restarts,
+	      (unsigned long long)ectr(a->eng)->peer_restarts);
+	CHECK(a->sends_done[SRD_COMP_OK] == 6 && b->nrx == 6,
+	      "all delivered: ok %d, b received %d", a->sends_done[SRD_COMP_OK], b->nrx);
+	for (i = 0; i < (uint32_t)b->nrx; i++)
+		CHECK(rx_intact(&b->rx[i]), "message %u intact", i);
+	pair_free(pr);
+}
+
+/*
+ * Issue 14, C2: a DATA whose msg_base is 2^30 ahead, even with both
+ * right tags (an on-path forger), never turns into OK completions for
+ * messages the receiver did not place: every later send either is
+ * delivered or fails.
+ */
+static void test_forged_slide_never_acks_undelivered(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr;
+	struct node *a, *b;
+	uint8_t h[SRD_HDR_MAX_BYTES + 64];
+	struct srd_pkt p;
+	uint32_t n, i;
+
+	c.rto_retries_max = 3;
+	pr = pair_new(&c);
+	a = pr->n[0];
+	b = pr->n[1];
+	send_one(pr, 0, 100, 1, 7);
+	pair_run(pr, 1000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1 && b->nrx == 1, "established");
+	memset(&p, 0, sizeof(p));
+	p.src_epoch = a->peer->local_tag;
+	p.dst_epoch = b->peer->local_tag;
+	p.psn = 12345;
+	p.msg_id = p.msg_base = a->peer->msg_next + (1u << 30);
+	p.dst_qpn = 77;
+	p.seg_bytes = 64;
+	n = srd_wire_put_data(h, &p);
+	inject(pr, 1, h, n);
+	for (i = 0; i < 5; i++)
+		send_one(pr, 0, 2000, 20 + i, 7);
+	pair_run(pr, pr->now + 100000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] - 1 <= b->nrx - 1,
+	      "OK implies delivered: %d OK, %d delivered",
+	      a->sends_done[SRD_COMP_OK] - 1, b->nrx - 1);
+	CHECK(a->sends_done[SRD_COMP_OK] + a->sends_done[SRD_COMP_UNRESP_REMOTE] == 6,
+	      "each send completed once: ok %d, unresp %d",
+	      a->sends_done[SRD_COMP_OK], a->sends_done[SRD_COMP_UNRESP_REMOTE]);
+	CHECK(ectr(b->eng)->duplicates == 0, "nothing ACKed as a duplicate");
+	pair_free(pr);
+}
+
+/*
+ * Issue 14, H1: a remote with no peer is answered from the tag alone;
+ * only a packet naming that tag, with work in it, is accepted; replies
+ * without a peer are rate limited.
+ */
+static void test_stray_stateless(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_engine *eng = pr->n[1]->eng;
+	uint8_t b[SRD_HDR_MAX_BYTES + 64], r[SRD_HDR_MAX_BYTES];
+	uint32_t n, rlen = 0, tag = srd_engine_tag(eng, "mallory", 7), i;
+	struct srd_pkt p, q;
+	int replies = 0;
+	long allocs = pr->live_allocs;
+
+	CHECK(tag && tag != srd_engine_tag(eng, "mallorz", 7) &&
+	      tag == srd_engine_tag(eng, "mallory", 7), "tags per address, stable");
+	CHECK(srd_engine_tag(pr->n[0]->eng, "mallory", 7) != tag, "tags per engine");
+	memset(&p, 0, sizeof(p));
+	p.src_epoch = 0xabcd;
+	n = srd_wire_put_hello(b, &p);
+	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_REPLY &&
+	      srd_wire_parse(r, rlen, &q) == 0 && q.opcode == SRD_WOP_HELLO &&
+	      q.src_epoch == tag && q.dst_epoch == 0xabcd, "HELLO answered with the tag");
+	p.dst_epoch = tag;
+	n = srd_wire_put_hello(b, &p);
+	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_DROP,
+	      "a tagged HELLO needs nothing");
+	n = srd_wire_put_ack(b, &p);
+	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_DROP,
+	      "a tagged ACK for no peer is dropped");
+	p.seg_bytes = 64;
+	p.dst_epoch = tag ^ 1;
+	n = srd_wire_put_data(b, &p);
+	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_REPLY,
+	      "DATA with a wrong tag: answered, not accepted");
+	p.dst_epoch = tag;
+	n = srd_wire_put_data(b, &p);
+	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_ACCEPT,
+	      "DATA naming the tag is accepted");
+	CHECK(srd_engine_on_stray(eng, "mallorz", 7, b, n, r, &rlen) == SRD_STRAY_REPLY,
+	      "... only from its own address");
+	CHECK(pr->live_allocs == allocs, "no state for any of it");
+	p.dst_epoch = 0;
+	n = srd_wire_put_hello(b, &p);
+	for (i = 0; i < 1000; i++)
+		replies += srd_engine_on_stray(eng, "x", 1, b, n, r, &rlen) == SRD_STRAY_REPLY;
+	CHECK(replies <= SRD_STRAY_BURST, "replies limited: %d of 1000", replies);
+	pr->now += 1000;
+	CHECK(srd_engine_on_stray(eng, "x", 1, b, n, r, &rlen) == SRD_STRAY_REPLY,
+	      "the budget comes back");
+	pair_free(pr);
+}
+
+/* Idle time is what an OS may evict on; busy peers are never idle. */
+static void test_peer_idle(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+
+	send_one(pr, 0, 100000, 1, 7);
+	pair_run(pr, 1000 + 50, false, no_drop, NULL);
+	CHECK(srd_peer_idle_us(pr->n[0]->peer) == 0, "busy sender is not idle");
+	pair_run(pr, 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 1, "sent");
+	pr->now += 5000000;
+	CHECK(srd_peer_idle_us(pr->n[0]->peer) >= 5000000 &&
+	      srd_peer_idle_us(pr->n[1]->peer) >= 5000000, "idle afterwards");
 	pair_free(pr);
 }
 
@@ -1727,6 +1904,11 @@ static const struct test tests[] = {
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
 	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
+	{ "siphash_vectors", test_siphash_vectors },
+	{ "forged_hello_no_restart", test_forged_hello_no_restart },
+	{ "forged_slide_never_acks_undelivered", test_forged_slide_never_acks_undelivered },
+	{ "stray_stateless", test_stray_stateless },
+	{ "peer_idle", test_peer_idle },
 	{ "no_leak_after_destroy", test_no_leak_after_destroy },
 	{ "rdma_write_read", test_rdma_write_read },
 	{ "rdma_access_refused", test_rdma_access_refused },
