@@ -33,6 +33,8 @@ static void avoid(struct srd_peer *peer, struct srd_path *p, uint64_t now_us)
 		p->avoided++;
 	}
 	p->state = SRD_PATH_AVOIDED;
+	SRD_TRACE(peer, SRD_EV_PATH, 0, 0, 0, (uint32_t)(p - peer->paths), 0,
+		  SRD_PATH_AVOIDED, 0);
 	p->avoid_until_us = now_us + d;
 	p->avoid_exp++;
 	p->losses_in_row = 0;
@@ -123,6 +125,7 @@ void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path)
 	p->losses_in_row = 0;
 	if (p->state == SRD_PATH_AVOIDED && p->avoid_exp <= 1) {
 		p->state = SRD_PATH_ACTIVE;
+		SRD_TRACE(peer, SRD_EV_PATH, 0, 0, 0, path, 0, SRD_PATH_ACTIVE, 0);
 		p->avoid_exp = 0;
 		p->recovered++;
 		peer->ctr.path_recoveries++;
@@ -141,6 +144,7 @@ void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
 		p->probe_in_flight = false;
 	if (p->state != SRD_PATH_ACTIVE) {
 		p->state = SRD_PATH_ACTIVE;
+		SRD_TRACE(peer, SRD_EV_PATH, 0, 0, 0, path, 0, SRD_PATH_ACTIVE, 0);
 		p->recovered++;
 		p->avoid_exp = 0;
 		peer->ctr.path_recoveries++;

@@ -299,6 +299,8 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 		/* The remote restarted: nothing of its old incarnation
 		 * survives, in either direction. */
 		peer->ctr.peer_restarts++;
+		SRD_TRACE(peer, SRD_EV_RESTART, 0, 0, 0, 0, 0, epoch,
+			  peer->remote_epoch);
 		peer->retired[peer->retired_next++ % SRD_RETIRED_EPOCHS] =
 			peer->remote_epoch;
 		srd_tx_fail_all(peer, SRD_COMP_PEER_RESTARTED, false);
@@ -311,6 +313,18 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 	peer->state = SRD_PEER_ESTABLISHED;
 	peer->hello_due_us = SRD_NO_DEADLINE;
 	peer->hello_tries = 0;
+}
+
+void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
+		    uint32_t psn, uint32_t msg_id, uint32_t seg, uint32_t path,
+		    uint32_t why, uint32_t value, uint32_t value2)
+{
+	struct srd_event ev = {
+		.type = type, .psn = psn, .msg_id = msg_id, .seg = seg,
+		.path = path, .why = why, .value = value, .value2 = value2,
+	};
+
+	peer->eng->ops->event(peer->eng->os, peer->os, &ev);
 }
 
 int srd_peer_transmit(struct srd_peer *peer, uint32_t path,

@@ -110,6 +110,7 @@ void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 	peer->ctr.naks_sent++;
 	if (reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_sent++;
+	SRD_TRACE(peer, SRD_EV_NAK_TX, psn, msg_id, 0, 0, 0, reason, attempt);
 	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, SRD_MSG_SEND,
 			  0, 0);
 }

@@ -264,6 +264,43 @@ struct srd_rx_msg_info {
 	struct srd_rdma_info rdma;	/* WRITE and READ */
 };
 
+/*
+ * Tracing: the transport's decisions, as they happen, for the OS to
+ * report (the kernel: the rdma_srd trace events).  ops->event is called
+ * only while *ops->trace_on is true, so with tracing off an event costs a
+ * load and a branch.
+ */
+enum srd_event_type {
+	SRD_EV_DATA_TX = 0,	/* a DATA, WRITE, READ_REQ or READ_RESP sent:
+				 * psn, msg_id, seg, path; why: enum srd_tx_why */
+	SRD_EV_ACK_RX,		/* psn: ack_psn; value: packets newly ACKed;
+				 * value2: packets in flight after it */
+	SRD_EV_NAK_RX,		/* psn, msg_id; value: the reason */
+	SRD_EV_NAK_TX,		/* psn, msg_id; value: the reason */
+	SRD_EV_RTO,		/* the RTO fired: psn: snd_una; value: the
+				 * backoff after it; value2: the RTO, us */
+	SRD_EV_PATH,		/* path changed state: value, enum srd_path_state */
+	SRD_EV_RESTART,		/* the remote restarted: value: its new tag;
+				 * value2: the old one */
+	SRD_EV_MSG_ERROR,	/* a message failed: msg_id; value: enum
+				 * srd_comp_status */
+	SRD_EV_NR
+};
+
+enum srd_tx_why {
+	SRD_TXW_NEW = 0,	/* a segment's first transmission */
+	SRD_TXW_RTO,		/* again: lost to the retransmission timeout */
+	SRD_TXW_SACK,		/* again: lost by SACK evidence (fast) */
+	SRD_TXW_TLP,		/* again: a tail loss probe */
+};
+
+struct srd_event {
+	enum srd_event_type type;
+	uint32_t psn, msg_id, seg, path;
+	uint32_t why;		/* DATA_TX */
+	uint32_t value, value2;
+};
+
 /* transmit's return: the message's source is gone (an RDMA read's MR was
  * deregistered mid-response): fail the message, do not retry. */
 #define SRD_TX_ABORT			1
@@ -303,6 +340,9 @@ struct srd_ops {
 			  const uint8_t *data, uint32_t len);
 	/* Responder: the READ_RESP of rx_begin handle @handle is over. */
 	void (*resp_done)(void *os, void *handle, enum srd_comp_status st);
+	/* Optional (both NULL: no tracing); see enum srd_event_type. */
+	const bool *trace_on;
+	void (*event)(void *os, void *peer_os, const struct srd_event *ev);
 };
 
 /* --- the API --------------------------------------------------------- */
@@ -388,10 +428,12 @@ uint64_t srd_peer_next_deadline(const struct srd_peer *peer);
  * How long the peer has had nothing to do, in microseconds: nothing
  * posted, in flight, awaited or being received, no packet either way.
  * 0 while busy.  An OS may destroy a peer idle for longer than
- * SRD_PEER_EVICT_IDLE_US to make room: nothing of it can still arrive.
+ * SRD_PEER_EVICT_MIN_IDLE_US to make room: nothing of it can still arrive
+ * (the longest retry budget of the default config, rto_max_us times
+ * rto_retries_max + 1, is 3.25 s).
  */
 uint64_t srd_peer_idle_us(const struct srd_peer *peer);
-#define SRD_PEER_EVICT_IDLE_US		(30ull * 1000000)
+#define SRD_PEER_EVICT_MIN_IDLE_US	(5ull * 1000000)
 int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
 			struct srd_path_stats *out);
 

@@ -415,6 +415,26 @@ static inline uint64_t srd_now(const struct srd_peer *peer)
 	return peer->eng->ops->now_us(peer->eng->os);
 }
 
+/* peer.c: an event for ops->event; only while tracing is on. */
+void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
+		    uint32_t psn, uint32_t msg_id, uint32_t seg, uint32_t path,
+		    uint32_t why, uint32_t value, uint32_t value2);
+
+static inline bool srd_tracing(const struct srd_peer *peer)
+{
+	const bool *on = peer->eng->ops->trace_on;
+
+	return on && *on && peer->eng->ops->event;
+}
+
+#define SRD_TRACE(peer, type, psn, msg_id, seg, path, why, value, value2) \
+	do {								\
+		if (srd_tracing(peer))					\
+			srd_trace_emit((peer), (type), (psn), (msg_id),	\
+				       (seg), (path), (why), (value),	\
+				       (value2));			\
+	} while (0)
+
 /* tag.c */
 uint64_t srd_siphash24(const uint8_t key[16], const uint8_t *m, size_t len);
 void srd_tag_init(struct srd_engine *eng);

@@ -114,26 +114,25 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 {
 	uint32_t tag = srd_engine_tag(eng, addr, addr_len);
 	struct srd_pkt p, h;
+	int err = srd_wire_parse(buf, len, &p);
 
+	/* Its sender has heard from us at its address: the packet goes to
+	 * the new peer, which counts it. */
+	if (err == SRD_PARSE_OK && p.dst_epoch == tag &&
+	    (p.opcode == SRD_WOP_DATA || p.opcode == SRD_WOP_WRITE ||
+	     p.opcode == SRD_WOP_READ_REQ))
+		return SRD_STRAY_ACCEPT;
 	eng->ctr.rx_pkts++;
 	eng->ctr.rx_bytes += len;
-	if (srd_wire_parse(buf, len, &p) != SRD_PARSE_OK) {
+	if (err != SRD_PARSE_OK) {
 		eng->ctr.rx_drop_bad_hdr++;
 		return SRD_STRAY_DROP;
 	}
 	if (p.dst_epoch == tag) {
-		/* Its sender has heard from us at its address. */
-		switch (p.opcode) {
-		case SRD_WOP_DATA:
-		case SRD_WOP_WRITE:
-		case SRD_WOP_READ_REQ:
-			return SRD_STRAY_ACCEPT;
-		default:
-			/* Nothing of ours for an ACK, NAK, HELLO or READ
-			 * response to act on. */
-			eng->ctr.rx_drop_unsolicited++;
-			return SRD_STRAY_DROP;
-		}
+		/* From a sender that heard from us, but nothing of ours for
+		 * an ACK, NAK, HELLO or READ response to act on. */
+		eng->ctr.rx_drop_unsolicited++;
+		return SRD_STRAY_DROP;
 	}
 	if (p.dst_epoch)
 		eng->ctr.rx_drop_stale_epoch++;

@@ -94,10 +94,12 @@ static void advance_msg_base(struct srd_peer *peer)
 static void finish(struct srd_peer *peer, struct srd_tx_msg *m,
 		   enum srd_comp_status st)
 {
-	if (st == SRD_COMP_OK)
+	if (st == SRD_COMP_OK) {
 		peer->ctr.msgs_sent++;
-	else
+	} else {
 		peer->ctr.msgs_failed++;
+		SRD_TRACE(peer, SRD_EV_MSG_ERROR, 0, m->msg_id, 0, 0, 0, st, 0);
+	}
 	if (m->kind == SRD_MSG_READ_RESP)
 		peer->eng->ops->resp_done(peer->eng->os, m->cookie, st);
 	else
@@ -356,9 +358,10 @@ static uint32_t put_header(uint8_t *hdr, const struct srd_tx_msg *m,
 
 /* Returns false when the message was failed instead (its source is gone). */
 static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
-		      uint32_t seg, bool retx, uint32_t last_path,
-		      bool retx_rto, uint64_t now_us)
+		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
+		      uint64_t now_us)
 {
+	bool retx = why != SRD_TXW_NEW, retx_rto = why == SRD_TXW_RTO;
 	const struct srd_config *cfg = &peer->eng->cfg;
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_tx_pkt *e;
@@ -416,6 +419,8 @@ static bool send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->tlp_base_us = now_us;
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
+	SRD_TRACE(peer, SRD_EV_DATA_TX, p.psn, p.msg_id, seg, path, why,
+		  m->kind, 0);
 	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind, off,
 			      len) == SRD_TX_ABORT && m->kind == SRD_MSG_READ_RESP) {
 		/* The MR was deregistered: nothing more of it is sent. */
@@ -519,11 +524,12 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 		peer->cc.stalled = false;
 		if (have_retx) {
 			peer->retx_head++;
-			send_data(peer, m, r.seg, true, r.last_path, r.timeout,
-				  now_us);
+			send_data(peer, m, r.seg,
+				  r.timeout ? SRD_TXW_RTO : SRD_TXW_SACK,
+				  r.last_path, now_us);
 		} else {
-			send_data(peer, m, m->next_seg++, false, SRD_PATH_NONE,
-				  false, now_us);
+			send_data(peer, m, m->next_seg++, SRD_TXW_NEW,
+				  SRD_PATH_NONE, now_us);
 		}
 		/* (send_data may have completed m: it is not used again) */
 	}
@@ -704,6 +710,8 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		peer->largest_acked_valid = true;
 		peer->largest_acked = p->ack_psn;
 	}
+	SRD_TRACE(peer, SRD_EV_ACK_RX, p->ack_psn, 0, 0, 0, 0, newly,
+		  peer->inflight);
 	if (newly) {
 		peer->rto_backoff = 0;
 		peer->tlp_base_us = now_us;
@@ -742,6 +750,8 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 	peer->ctr.naks_received++;
 	if (p->nak_reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_received++;
+	SRD_TRACE(peer, SRD_EV_NAK_RX, p->psn, p->msg_id, 0, 0, 0,
+		  p->nak_reason, p->attempt);
 	m = msg_by_id(peer, p->msg_id);
 	if (!m)
 		m = srd_tx_read_find(peer, p->msg_id);	/* awaiting */
@@ -811,6 +821,9 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	advance_una(peer);
 	peer->tlp_sent = 0;
 	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
+	SRD_TRACE(peer, SRD_EV_RTO, peer->snd_una, 0, 0, 0, 0,
+		  peer->rto_backoff + 1,
+		  srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff));
 	if (++peer->rto_backoff > cfg->rto_retries_max) {
 		peer->ctr.peer_unreachable++;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
@@ -861,7 +874,7 @@ static void send_tlp(struct srd_peer *peer, uint64_t now_us)
 		return;
 	peer->ctr.tail_probes++;
 	psn = peer->snd_nxt;
-	if (send_data(peer, m, e->seg, true, e->path, false, now_us))
+	if (send_data(peer, m, e->seg, SRD_TXW_TLP, e->path, now_us))
 		peer->ring[psn & ring_mask(peer)].is_tlp = true;
 }
 

@@ -12,7 +12,7 @@
  *  - Peers are created on first use (a send, or a packet from a remote
  *    that proved it receives at its address: srd_engine_on_stray()), at
  *    most SRD_MAX_PEERS.  When the table is full, a peer idle for
- *    SRD_PEER_EVICT_IDLE_US that no message holds (kp->users, taken by
+ *    peer_idle_s seconds that no message holds (kp->users, taken by
  *    srd_kpeer_get() and dropped by srd_kpeer_put()) is destroyed to make
  *    room; otherwise a peer lives as long as the device.
  *    peers_lock (BH) guards the hash, the list's writers and every call
@@ -44,6 +44,7 @@
 #include <net/ipv6.h>
 
 #include "srd.h"
+#include "trace.h"
 
 static unsigned int srd_n_paths = 16;
 module_param_named(n_paths, srd_n_paths, uint, 0644);
@@ -64,6 +65,11 @@ MODULE_PARM_DESC(ack_delay_us, "SRD: longest ACK delay, microseconds (0: engine 
 static unsigned int srd_cc_target_queue_us;
 module_param_named(cc_target_queue_us, srd_cc_target_queue_us, uint, 0644);
 MODULE_PARM_DESC(cc_target_queue_us, "SRD: queueing delay the congestion window aims at, microseconds (0: engine default)");
+
+/* The idle time after which a full peer table may evict a peer. */
+static unsigned int srd_peer_idle_s = 30;
+module_param_named(peer_idle_s, srd_peer_idle_s, uint, 0644);
+MODULE_PARM_DESC(peer_idle_s, "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400 (default 30)");
 
 static int srd_pacing_gain_pct = -1;
 module_param_named(pacing_gain_pct, srd_pacing_gain_pct, int, 0644);
@@ -285,6 +291,41 @@ static void srd_os_resp_done(void *os, void *handle, enum srd_comp_status st)
 	srd_msg_resp_done(handle, st);
 }
 
+/* Called only while an rdma_srd trace event is enabled (trace.h). */
+static void srd_os_event(void *os, void *peer_os, const struct srd_event *ev)
+{
+	const u8 *dgid = ((struct srd_kpeer *)peer_os)->dgid.raw;
+
+	switch (ev->type) {
+	case SRD_EV_DATA_TX:
+		trace_srd_data_tx(dgid, ev);
+		break;
+	case SRD_EV_ACK_RX:
+		trace_srd_ack_rx(dgid, ev);
+		break;
+	case SRD_EV_NAK_RX:
+		trace_srd_nak_rx(dgid, ev);
+		break;
+	case SRD_EV_NAK_TX:
+		trace_srd_nak_tx(dgid, ev);
+		break;
+	case SRD_EV_RTO:
+		trace_srd_rto(dgid, ev);
+		break;
+	case SRD_EV_PATH:
+		trace_srd_path(dgid, ev);
+		break;
+	case SRD_EV_RESTART:
+		trace_srd_peer_restart(dgid, ev);
+		break;
+	case SRD_EV_MSG_ERROR:
+		trace_srd_msg_error(dgid, ev);
+		break;
+	default:
+		break;
+	}
+}
+
 static const struct srd_ops srd_kernel_ops = {
 	.now_us = srd_os_now_us,
 	.random_u32 = srd_os_random_u32,
@@ -299,6 +340,8 @@ static const struct srd_ops srd_kernel_ops = {
 	.send_done = srd_os_send_done,
 	.read_data = srd_os_read_data,
 	.resp_done = srd_os_resp_done,
+	.trace_on = &srd_trace_on,
+	.event = srd_os_event,
 };
 
 /* --- peers ------------------------------------------------------------- */
@@ -350,24 +393,26 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 
 /*
  * Make room in a full table: destroy the peer idle longest, if one has
- * been for SRD_PEER_EVICT_IDLE_US and no message holds it.  Under
- * peers_lock.  Nothing of an idle peer can arrive any more (the engine's
+ * been for peer_idle_s (never less than the engine's
+ * SRD_PEER_EVICT_MIN_IDLE_US) and no message holds it.  Under peers_lock.  Nothing of an idle peer can arrive any more (the engine's
  * srd_peer_idle_us()); should its remote come back, it finds no peer and
  * is answered as any new remote is.
  */
 static bool srd_kpeer_evict(struct srd_transport *tp)
 {
+	u64 idle, best = 0, min = clamp_t(u64, READ_ONCE(srd_peer_idle_s), 5,
+					  86400) * USEC_PER_SEC;
 	struct srd_kpeer *kp, *victim = NULL;
-	u64 idle, best = 0;
 
 	lockdep_assert_held(&tp->peers_lock);
+	min = max_t(u64, min, SRD_PEER_EVICT_MIN_IDLE_US);
 	list_for_each_entry(kp, &tp->peer_list, list) {
 		if (atomic_read(&kp->users))
 			continue;
 		spin_lock(&kp->lock);
 		idle = kp->dead ? 0 : srd_peer_idle_us(kp->peer);
 		spin_unlock(&kp->lock);
-		if (idle >= SRD_PEER_EVICT_IDLE_US && idle > best) {
+		if (idle >= min && idle > best) {
 			best = idle;
 			victim = kp;
 		}

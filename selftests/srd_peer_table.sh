@@ -8,8 +8,9 @@
 #  - a send from b to a new destination fails that work request
 #    (IBV_WC_RESP_TIMEOUT_ERR, vendor_err 18 UNRESP_REMOTE), not the QP:
 #    every one of them completes so, none flushed;
-#  - once the filler's peers have been idle for 30 s (the engine's
-#    SRD_PEER_EVICT_IDLE_US), the next new destination evicts one
+#  - once the filler's peers have been idle for peer_idle_s (kept at an
+#    hour while the table fills, however slow the kernel, then lowered to
+#    its least, 5 s), the next new destination evicts one
 #    (srd_peers_evicted) and works.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -25,6 +26,11 @@ port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 two_hosts spt
 third_host spt
 c() { hw_counter "$1" "$2"; }
+idle_param=/sys/module/rdma_srd/parameters/peer_idle_s
+idle0=$(cat "$idle_param") || fail "rdma_srd has no peer_idle_s parameter"
+trap 'echo "$idle0" >"$idle_param"; srd_cleanup' EXIT
+echo "+ echo 3600 > $idle_param"
+echo 3600 >"$idle_param"
 
 dmesg_mark
 # b knows a (IPv4) before the table fills.
@@ -38,7 +44,6 @@ echo "+ ip netns exec $NS_M srd_forge.py --src $IP6_M $IP6_B peers 1100 fd00:203
 out=$(ip netns exec "$NS_M" "$PY" "$forge" --src "$IP6_M" "$IP6_B" peers 1100 fd00:203:: 2>&1)
 echo "$out"
 [[ "$out" == *"RESULT mode=peers ok=1"* ]] || fail "the filler's handshakes were not all answered"
-filled=$(date +%s)
 sleep 1
 expect_eq "b's peers: the table is full" 1024 "$(c "$DEV_B" srd_peers)"
 refused=$(($(c "$DEV_B" srd_rx_drop_no_peer) - np0))
@@ -61,12 +66,14 @@ errs=$(perf_sum errors "$PAIR_CLIENT_OUT")
 echo "ok: $errs sends failed UNRESP_REMOTE, none flushed: the QP stayed usable"
 
 # Eviction once the filler's peers are idle.
-left=$((filled + 31 - $(date +%s)))
-[ $left -le 0 ] || { echo "+ sleep $left (the filler's peers go idle)"; sleep $left; }
+expect_eq "peers evicted with peer_idle_s at an hour" 0 "$(c "$DEV_B" srd_peers_evicted)"
+echo "+ echo 5 > $idle_param; sleep 6"
+echo 5 >"$idle_param"
+sleep 6
 e0=$(c "$DEV_B" srd_peers_evicted)
 perf_pair "$NS_A" "$NS_B" -d "$DEV_A" -g "$GIDX6_A" -W 30 -- -d "$DEV_B" \
 	-g "$GIDX6_B" -W 30 -s 4096 -n 200 "$IP4_A"
-perf_clean "b to a new destination after 30 s idle" "$PAIR_CLIENT_OUT" 1 200 0
+perf_clean "b to a new destination after 5 s idle" "$PAIR_CLIENT_OUT" 1 200 0
 ev=$(($(c "$DEV_B" srd_peers_evicted) - e0))
 [ "$ev" -ge 1 ] || fail "no peer was evicted"
 echo "ok: $ev idle peers evicted to make room"

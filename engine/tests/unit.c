@@ -318,12 +318,35 @@ static void h_send_done(void *os, void *cookie, enum srd_comp_status st)
 	n->ndone++;
 }
 
+/* Tracing: off unless a test turns it on; events counted by type. */
+static bool h_trace_on;
+static int h_events[SRD_EV_NR], h_retx_events, h_bad_events;
+
+static void h_event(void *os, void *peer_os, const struct srd_event *ev)
+{
+	struct node *n = os;
+
+	(void)peer_os;
+	if ((unsigned int)ev->type >= SRD_EV_NR ||
+	    (ev->type == SRD_EV_DATA_TX &&
+	     (ev->path >= n->eng->cfg.n_paths || ev->why > SRD_TXW_TLP)) ||
+	    (ev->type == SRD_EV_NAK_RX && (ev->value < SRD_NAK_RNR ||
+					   ev->value > SRD_NAK_REMOTE_ACCESS))) {
+		h_bad_events++;
+		return;
+	}
+	h_events[ev->type]++;
+	if (ev->type == SRD_EV_DATA_TX && ev->why != SRD_TXW_NEW)
+		h_retx_events++;
+}
+
 static const struct srd_ops h_ops = {
 	.now_us = h_now, .random_u32 = h_rand, .alloc = h_alloc,
 	.free = h_free, .timer_set = h_timer, .transmit = h_tx,
 	.rx_begin = h_rx_begin, .rx_data = h_rx_data, .rx_done = h_rx_done,
 	.rx_abort = h_rx_abort, .send_done = h_send_done,
 	.read_data = h_read_data, .resp_done = h_resp_done,
+	.trace_on = &h_trace_on, .event = h_event,
 };
 
 static void node_start(struct pair *pr, int id, const struct srd_config *cfg)
@@ -1307,6 +1330,7 @@ static void test_stray_stateless(void)
 	struct srd_pkt p, q;
 	int replies = 0;
 	long allocs = pr->live_allocs;
+	uint64_t rx0;
 
 	CHECK(tag && tag != srd_engine_tag(eng, "mallorz", 7) &&
 	      tag == srd_engine_tag(eng, "mallory", 7), "tags per address, stable");
@@ -1331,8 +1355,10 @@ static void test_stray_stateless(void)
 	      "DATA with a wrong tag: answered, not accepted");
 	p.dst_epoch = tag;
 	n = srd_wire_put_data(b, &p);
+	rx0 = ectr(eng)->rx_pkts;
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_ACCEPT,
 	      "DATA naming the tag is accepted");
+	CHECK(ectr(eng)->rx_pkts == rx0, "... and left for its new peer to count");
 	CHECK(srd_engine_on_stray(eng, "mallorz", 7, b, n, r, &rlen) == SRD_STRAY_REPLY,
 	      "... only from its own address");
 	CHECK(pr->live_allocs == allocs, "no state for any of it");
@@ -1681,6 +1707,65 @@ static bool drop_some(struct pair *pr, struct qpkt *q, void *arg)
 	return (pr->rnd >> 16) % 100 < 10;
 }
 
+/*
+ * Trace events: none while tracing is off; with it on, one per decision,
+ * matching the counters (DATA sent and retransmitted, ACKs, RTOs), and
+ * every field in range.
+ */
+static void test_trace_events(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_counters ca, cb;
+	int i, total = 0;
+
+	memset(h_events, 0, sizeof(h_events));
+	h_retx_events = h_bad_events = 0;
+	h_trace_on = false;
+	send_one(pr, 0, 3000, 1, 7);
+	pair_run(pr, 1000000, false, no_drop, NULL);
+	for (i = 0; i < SRD_EV_NR; i++)
+		total += h_events[i];
+	CHECK(total == 0, "no event while off: %d", total);
+	h_trace_on = true;
+	srd_engine_counters(pr->n[0]->eng, &ca);
+	srd_engine_counters(pr->n[1]->eng, &cb);
+	for (i = 0; i < 30; i++)
+		send_one(pr, i & 1, 20000, 10 + i, 7);
+	pair_run(pr, pr->now + 60000000, false, drop_some, NULL);
+	h_trace_on = false;
+	{
+		struct srd_counters a2, b2;
+		uint64_t data, retx, acks, rtos, naks;
+
+		srd_engine_counters(pr->n[0]->eng, &a2);
+		srd_engine_counters(pr->n[1]->eng, &b2);
+		data = a2.tx_data_pkts + b2.tx_data_pkts - ca.tx_data_pkts - cb.tx_data_pkts;
+		retx = a2.retransmits + b2.retransmits - ca.retransmits - cb.retransmits;
+		acks = a2.acks_received + b2.acks_received - ca.acks_received -
+		       cb.acks_received;
+		rtos = a2.rto_expired + b2.rto_expired - ca.rto_expired - cb.rto_expired;
+		naks = a2.naks_sent + b2.naks_sent - ca.naks_sent - cb.naks_sent;
+		CHECK(h_bad_events == 0, "%d events with fields out of range", h_bad_events);
+		CHECK((uint64_t)h_events[SRD_EV_DATA_TX] == data && data > 0,
+		      "DATA_TX %d, tx_data_pkts %llu", h_events[SRD_EV_DATA_TX],
+		      (unsigned long long)data);
+		CHECK((uint64_t)h_retx_events == retx && retx > 0,
+		      "retransmissions traced %d, counted %llu", h_retx_events,
+		      (unsigned long long)retx);
+		CHECK((uint64_t)h_events[SRD_EV_ACK_RX] == acks,
+		      "ACK_RX %d, acks_received %llu", h_events[SRD_EV_ACK_RX],
+		      (unsigned long long)acks);
+		CHECK((uint64_t)h_events[SRD_EV_RTO] == rtos,
+		      "RTO %d, rto_expired %llu", h_events[SRD_EV_RTO],
+		      (unsigned long long)rtos);
+		CHECK((uint64_t)h_events[SRD_EV_NAK_TX] == naks,
+		      "NAK_TX %d, naks_sent %llu", h_events[SRD_EV_NAK_TX],
+		      (unsigned long long)naks);
+	}
+	pair_free(pr);
+}
+
 static void test_rdma_under_loss(void)
 {
 	struct srd_config c = small_cfg();
@@ -1916,6 +2001,7 @@ static const struct test tests[] = {
 	{ "rdma_read_response_timeout", test_rdma_read_response_timeout },
 	{ "rdma_reads_both_ways_no_deadlock", test_rdma_reads_both_ways },
 	{ "rdma_under_loss", test_rdma_under_loss },
+	{ "trace_events", test_trace_events },
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
 	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
