@@ -12,8 +12,9 @@
 #   make demo       a guest with two srd devices in two namespaces, and a
 #                   UD ping-pong between them
 #   make vm-shell   an interactive guest
-#   make install    module, provider, srd.driver, headers, pkg-config
-#                   (DESTDIR, PREFIX honoured)
+#   make install    module, provider, srd.driver, headers, pkg-config,
+#                   man pages (DESTDIR, PREFIX honoured)
+#   make man        the man pages (man/*.md, through pandoc)
 #   make sparse     the module under sparse
 #   make engine-test  the SRD engine's unit tests and simulator, plain and
 #                   under ASan+UBSan (host only; SIM_ARGS="--seeds 50 --scale 4"
@@ -44,13 +45,13 @@ KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
-.PHONY: all deps build modules provider efa-compat selftests check check-debug demo vm-shell \
+.PHONY: all deps build modules provider efa-compat selftests man check check-debug demo vm-shell \
 	sparse install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check check-debug demo vm-shell sparse install modules provider efa-compat selftests engine-test fuzz bench: deps
+all check check-debug demo vm-shell sparse install modules provider efa-compat selftests man engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -64,7 +65,15 @@ ALL_KVERS := $(filter-out %-srd-debug,$(notdir $(patsubst %/build,%,$(wildcard /
 KVERS := $(if $(KVER),$(or $(filter $(KVER),$(ALL_KVERS)),$(firstword \
 	$(filter $(KVER).% $(KVER)-% $(KVER)+%,$(ALL_KVERS))),$(KVER)),$(ALL_KVERS))
 
-all: modules provider efa-compat selftests
+all: modules provider efa-compat selftests man
+
+# Man pages: man/NAME.SECTION.md through pandoc into the man tree
+# build/man/manSECTION/, with ".so" links for the other names a page
+# documents (scripts/man.sh).
+MAN_SRCS := $(wildcard $(TOP)/man/*.md)
+man: $(BUILD)/man/.stamp
+$(BUILD)/man/.stamp: $(MAN_SRCS) $(TOP)/scripts/man.sh
+	@$(TOP)/scripts/man.sh $(TOP)/man $(BUILD)/man && touch $@
 
 modules: $(addprefix module-,$(KVERS))
 	@test -n "$(KVERS)" || { echo "no kernel headers in /lib/modules/*/build: nothing to build for" >&2; exit 1; }

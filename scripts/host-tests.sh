@@ -36,6 +36,37 @@ test_install_deps_quiet_when_satisfied() {
 	[ -z "$out" ] || { echo "# printed: $out"; return 1; }
 }
 
+# --- man pages ---------------------------------------------------------
+t test_man_pages_render_without_warnings
+test_man_pages_render_without_warnings() {
+	local m err rc=0
+	# From the tree's root, where a link's ".so man3/..." resolves.
+	for m in "$BUILD"/man/man[1-9]/*; do
+		err=$(cd "$BUILD/man" && MANWIDTH=80 man --warnings -l "${m#"$BUILD"/man/}" 2>&1 >/dev/null)
+		if [ -n "$err" ] || ! (cd "$BUILD/man" && MANWIDTH=80 man -l "${m#"$BUILD"/man/}" >/dev/null 2>&1); then
+			echo "# ${m##*/}: $err"
+			rc=1
+		fi
+	done
+	[ -e "$BUILD/man/man7/rdma_srd.7" ] || { echo "# no man pages built"; rc=1; }
+	return $rc
+}
+
+t test_man_pages_cover_the_api_and_parameters
+test_man_pages_cover_the_api_and_parameters() {
+	local f p rc=0
+	# Every srddv_ function of srddv.h has a page (or a link to one).
+	for f in $(grep -o '\bsrddv_[a-z_]*(' "$TOP/provider/srddv.h" | tr -d '(' | sort -u); do
+		[ -e "$BUILD/man/man3/$f.3" ] || { echo "# no page for $f"; rc=1; }
+	done
+	# Every module parameter is in rdma_srd(7).
+	for p in $(grep -ho 'module_param_named([a-z_]*' "$TOP"/kernel/*.c | sed 's/.*(//') \
+		 $(grep -ho 'module_param([a-z_]*' "$TOP"/kernel/*.c | sed 's/.*(//'); do
+		grep -q "\*$p\*" "$TOP/man/rdma_srd.7.md" || { echo "# rdma_srd(7) lacks $p"; rc=1; }
+	done
+	return $rc
+}
+
 # --- provider ----------------------------------------------------------
 t test_provider_refuses_other_rdma_core
 test_provider_refuses_other_rdma_core() {

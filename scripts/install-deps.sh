@@ -29,6 +29,12 @@ PACKAGES=(
 	# strace: selftests/srd_cq_syscalls.sh counts the datapath's system
 	# calls with it.
 	strace
+	# tshark: selftests/srd_dissector.sh captures real traffic and decodes
+	# it with tools/wireshark/softsrd.lua.
+	tshark
+	# The man pages (man/*.md), rendered to roff by pandoc; man-db renders
+	# them back in the host test that checks them.
+	pandoc man-db
 	# The VM harness: qemu (TCG), a static busybox for the initramfs,
 	# cpio to pack it, xz for 6.12's compressed modules, kmod and
 	# iproute2 used inside the guest.

@@ -47,7 +47,7 @@ done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
 
 # 28 tests, and one more for the module of each kernel.
-planned=$((28 + ${#kvers[@]}))
+planned=$((30 + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$planned"
 
@@ -236,7 +236,15 @@ check "softsrd's libefa.so.1 in usr/lib/$multiarch/softsrd" \
 	file_is "$d1/usr/lib/$multiarch/softsrd/libefa.so.1" 644 "$TOP/build/efa-compat/libefa.so.1"
 check "usr/bin/srd-efa-run puts usr/lib/$multiarch/softsrd in front" \
 	efa_run_is "$d1" /usr
-want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run)
+check "the Wireshark dissector in usr/share/softsrd/wireshark" \
+	file_is "$d1/usr/share/softsrd/wireshark/softsrd.lua" 644 "$TOP/tools/wireshark/softsrd.lua"
+check "rdma_srd(7) in usr/share/man/man7" \
+	file_is "$d1/usr/share/man/man7/rdma_srd.7" 644 "$TOP/build/man/man7/rdma_srd.7"
+want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run
+	/usr/share/softsrd/wireshark/softsrd.lua)
+for m in "$TOP"/build/man/man[1-9]/*; do
+	want1+=("/usr/share/man/${m#"$TOP"/build/man/}")
+done
 want1+=("/usr/lib/$multiarch/$lib" "/usr/lib/$multiarch/libsrd.so"
 	"/usr/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
 	/usr/include/rdma/srd-abi.h /usr/include/infiniband/srddv.h
@@ -275,7 +283,11 @@ check "softsrd's libefa.so.1 in usr/local/lib/$multiarch/softsrd" \
 	file_is "$d2/usr/local/lib/$multiarch/softsrd/libefa.so.1" 644 "$TOP/build/efa-compat/libefa.so.1"
 check "usr/local/bin/srd-efa-run puts usr/local/lib/$multiarch/softsrd in front" \
 	efa_run_is "$d2" /usr/local
-want2+=("/usr/local/lib/$multiarch/softsrd/libefa.so.1" /usr/local/bin/srd-efa-run)
+want2+=("/usr/local/lib/$multiarch/softsrd/libefa.so.1" /usr/local/bin/srd-efa-run
+	/usr/local/share/softsrd/wireshark/softsrd.lua)
+for m in "$TOP"/build/man/man[1-9]/*; do
+	want2+=("/usr/local/share/man/${m#"$TOP"/build/man/}")
+done
 want2+=("/usr/local/lib/$multiarch/$lib" "/usr/local/lib/$multiarch/libsrd.so"
 	"/usr/local/lib/$multiarch/libibverbs/$plugin" /etc/libibverbs.d/srd.driver
 	/usr/local/include/rdma/srd-abi.h /usr/local/include/infiniband/srddv.h

@@ -15,6 +15,7 @@ struct.pack, big-endian.
   srd_forge.py [opts] TARGET_IP bad-headers
   srd_forge.py [opts] TARGET_IP serve
   srd_forge.py sniff IFACE SECONDS [--out-only] [--expect-ops 16,17,...]
+  srd_forge.py dissect PCAP LUA --local IP
 
 opts: --src IP (the address to send from and receive on: required),
 --port P (the SRD UDP port, default 4792), --target "LINE" (the line
@@ -91,6 +92,16 @@ port of --src, as any unprivileged user can, receiving nothing:
                 checker on good packets of every opcode and on each spoilt
                 in one field (checker_selftest()), and refuses to sniff if
                 one is judged wrong.
+
+  dissect PCAP LUA --local IP
+                the Wireshark dissector LUA checked against this file's own
+                decoding, on a capture (pcap, Ethernet) of real traffic:
+                tshark -X lua_script:LUA -T fields gives every field of
+                every softsrd packet, which must equal what struct.unpack
+                finds at the offsets of docs/protocol.md (the SACK bitmap
+                as its list of PSNs).  Prints the packets by direction
+                (out: from IP, in: to it), opcode and NAK reason, and the
+                retransmissions, for the caller to hold against counters.
 
 Each mode ends with a line "RESULT mode=... ok=0|1 ..." and exits 0 when
 ok=1, 1 otherwise (2: usage).
@@ -966,6 +977,142 @@ def mode_blind(mode, args, src, target, port):
     return 0
 
 
+# --- the Wireshark dissector, checked ----------------------------------------
+
+# tshark field -> the value in a header b, per opcode class.
+def expected_fields(b):
+    op = b[1]
+    e = {"softsrd.version": b[0], "softsrd.opcode": op, "softsrd.flags": b[2],
+         "softsrd.hdr_len_words": b[3]}
+    if op in (UD_SEND, UD_SEND_WITH_IMM):
+        e.update({"softsrd.ud.dst_qpn": be32(b, 4), "softsrd.ud.src_qpn": be32(b, 8),
+                  "softsrd.ud.qkey": be32(b, 12), "softsrd.ud.imm_data": be32(b, 16),
+                  "softsrd.flags.solicited": b[2] & 1})
+        return e
+    e.update({"softsrd.src_tag": be32(b, 4), "softsrd.dst_tag": be32(b, 8)})
+    if op in (DATA, WRITE, READ_REQ, READ_RESP):
+        d = parse_data(b)
+        e.update({"softsrd.psn": d["psn"], "softsrd.msg_id": d["msg_id"],
+                  "softsrd.msg_base": d["msg_base"], "softsrd.dst_qpn": d["dst_qpn"],
+                  "softsrd.src_qpn": d["src_qpn"], "softsrd.qkey": d["qkey"],
+                  "softsrd.imm_data": d["imm"], "softsrd.msg_len": d["msg_len"],
+                  "softsrd.offset": d["offset"], "softsrd.seg_bytes": d["seg"],
+                  "softsrd.attempt": d["attempt"], "softsrd.path": d["path"],
+                  "softsrd.flags.solicited": b[2] & 1,
+                  "softsrd.flags.has_imm": (b[2] >> 1) & 1,
+                  "softsrd.flags.retransmit": (b[2] >> 2) & 1,
+                  "softsrd.flags.ack_now": (b[2] >> 3) & 1})
+        if op in (WRITE, READ_REQ):
+            ra, rk, rl, ro, ln = struct.unpack_from(">QIIII", b, 52)
+            e.update({"softsrd.remote_addr": ra, "softsrd.rkey": rk,
+                      "softsrd.rdma_len": rl, "softsrd.rdma_offset": ro,
+                      "softsrd.length": ln})
+        if op == READ_RESP:
+            e.update({"softsrd.req_msg_id": be32(b, 52), "softsrd.req_attempt": b[56]})
+    elif op == ACK:
+        ack_psn = be32(b, 12)
+        sack = [(ack_psn - 1 - i) & 0xffffffff for i in range(128)
+                if b[20 + i // 8] & (1 << (i % 8))]
+        e.update({"softsrd.ack_psn": ack_psn, "softsrd.ack_delay_us": be32(b, 16),
+                  "softsrd.dup_psn": be32(b, 36), "softsrd.flags.dup": b[2] & 1,
+                  "softsrd.sack_psn": sack, "softsrd.sack_count": len(sack)})
+    elif op == NAK:
+        e.update({"softsrd.psn": be32(b, 12), "softsrd.msg_id": be32(b, 16),
+                  "softsrd.attempt": b[20], "softsrd.nak_reason": b[21]})
+    return e
+
+
+DISSECT_FIELDS = sorted({k for b in (
+    bytes([2, 1, 0, 6]) + bytes(20), bytes([2, 20, 0, 19]) + bytes(72),
+    bytes([2, 22, 0, 15]) + bytes(56), bytes([2, 17, 0, 10]) + bytes(36),
+    bytes([2, 18, 0, 6]) + bytes(20)) for k in expected_fields(b)})
+
+
+def pcap_frames(path):
+    """(frame number, src IP text, Ethernet frame) of a pcap file."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    magic = struct.unpack_from("<I", data, 0)[0]
+    if magic not in (0xa1b2c3d4, 0xa1b23c4d):
+        raise SystemExit("srd_forge: %s is not a pcap file (pcapng?)" % path)
+    if struct.unpack_from("<I", data, 20)[0] != 1:
+        raise SystemExit("srd_forge: %s is not an Ethernet capture" % path)
+    o, n = 24, 0
+    while o + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, o + 8)[0]
+        fr = data[o + 16:o + 16 + incl]
+        o += 16 + incl
+        n += 1
+        src = None
+        et = struct.unpack_from(">H", fr, 12)[0] if len(fr) >= 14 else 0
+        if et == 0x0800 and len(fr) >= 34:
+            src = socket.inet_ntop(socket.AF_INET, fr[26:30])
+        elif et == 0x86dd and len(fr) >= 54:
+            src = socket.inet_ntop(socket.AF_INET6, fr[22:38])
+        yield n, src, fr
+
+
+def mode_dissect(pcap, lua, local, port):
+    import subprocess
+    cmd = ["tshark", "-n", "-X", "lua_script:" + lua, "-r", pcap, "-Y", "softsrd",
+           "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+           "-e", "frame.number"]
+    for k in DISSECT_FIELDS:
+        cmd += ["-e", k]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        print(out.stderr)
+        print("RESULT mode=dissect ok=0 error=tshark")
+        return 1
+    got = {}
+    for line in out.stdout.splitlines():
+        v = line.split("\t")
+        got[int(v[0])] = dict(zip(DISSECT_FIELDS, v[1:]))
+    counts, bad, checked = {}, [], 0
+    for n, src, fr in pcap_frames(pcap):
+        u = udp_of_frame(fr)
+        if u is None or port not in (u[0], u[1]) or len(u[2]) < 4:
+            continue
+        b = u[2]
+        if b[1] not in HDR or len(b) < HDR[b[1]]:
+            continue
+        d = "out" if src == local else "in"
+        key = "%s_%s" % (d, OPNAMES[b[1]])
+        if b[1] == NAK:
+            key += "_" + NAK_NAMES.get(b[21], str(b[21]))
+        counts[key] = counts.get(key, 0) + 1
+        if b[1] in (DATA, WRITE, READ_REQ, READ_RESP) and b[2] & F_RETRANSMIT:
+            counts[d + "_retransmit"] = counts.get(d + "_retransmit", 0) + 1
+        if b[1] == WRITE and b[2] & F_HAS_IMM:
+            counts[d + "_WRITE_with_imm"] = counts.get(d + "_WRITE_with_imm", 0) + 1
+        g = got.get(n)
+        if g is None:
+            bad.append("frame %d (%s): not decoded" % (n, OPNAMES[b[1]]))
+            continue
+        checked += 1
+        for k, want in expected_fields(b).items():
+            text = g.get(k, "")
+            vals = [int(x, 0) for x in text.split(",") if x != ""]
+            if isinstance(want, list):
+                if vals != want:
+                    bad.append("frame %d %s: %s is %s, expected %s" %
+                               (n, OPNAMES[b[1]], k, vals, want))
+            elif vals != [want]:
+                bad.append("frame %d %s: %s is %r, expected %d" %
+                           (n, OPNAMES[b[1]], k, text, want))
+        # Nothing of another opcode decoded.
+        for k in DISSECT_FIELDS:
+            if k not in expected_fields(b) and g.get(k, ""):
+                bad.append("frame %d %s: %s=%r decoded" % (n, OPNAMES[b[1]], k, g[k]))
+    for x in bad[:20]:
+        print("# " + x)
+    ok = checked > 0 and not bad
+    print("RESULT mode=dissect ok=%d packets=%d mismatches=%d %s" %
+          (1 if ok else 0, checked, len(bad),
+           " ".join("%s=%d" % kv for kv in sorted(counts.items()))), flush=True)
+    return 0 if ok else 1
+
+
 def usage():
     print(__doc__, file=sys.stderr)
     sys.exit(2)
@@ -1017,7 +1164,7 @@ def main(argv):
     while i < len(argv):
         a = argv[i]
         if a in ("--src", "--src6", "--dst6", "--port", "--target", "--seg",
-                 "--expect-ops"):
+                 "--expect-ops", "--local"):
             if i + 1 >= len(argv):
                 usage()
             opts[a] = argv[i + 1]
@@ -1031,6 +1178,10 @@ def main(argv):
             args.append(a)
             i += 1
     port = int(opts["--port"])
+    if args and args[0] == "dissect":
+        if len(args) != 3 or "--local" not in opts:
+            usage()
+        return mode_dissect(args[1], args[2], opts["--local"], port)
     if args and args[0] == "sniff":
         if len(args) != 3:
             usage()
