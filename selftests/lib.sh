@@ -161,6 +161,15 @@ counters_back() {
 	done
 }
 
+# require_forge: PY, a python3, and forge, selftests/srd_forge.py (the
+# wire format spoken by hand), for the tests that forge or decode packets.
+require_forge() {
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || PY=$(command -v python3) || skip "needs python3"
+	forge=$SRD_TOP/selftests/srd_forge.py
+	[ -r "$forge" ] || fail "$forge is missing"
+}
+
 # srd_bin NAME: a built C test program.
 srd_bin() {
 	local b=${OUTPUT:-$SRD_TOP/build/selftests}/$1

@@ -21,9 +21,7 @@ require_srd_module
 require_cmd tshark
 require_cmd tc
 modprobe sch_netem 2>/dev/null
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3) || skip "needs python3"
-forge=$SRD_TOP/selftests/srd_forge.py
+require_forge
 lua=$SRD_TOP/tools/wireshark/softsrd.lua
 [ -r "$lua" ] || fail "$lua is missing"
 traffic=$(srd_bin srd_traffic)

@@ -15,10 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3) || skip "needs python3"
-forge=$SRD_TOP/selftests/srd_forge.py
-[ -r "$forge" ] || fail "$forge is missing"
+require_forge
 srd_bin srd_perf >/dev/null
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"

@@ -26,10 +26,7 @@
 require_root
 require_srd_module
 require_cmd rdma
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3) || skip "needs python3"
-forge=$SRD_TOP/selftests/srd_forge.py
-[ -r "$forge" ] || fail "$forge is missing"
+require_forge
 tgt_bin=$(srd_bin srd_rkey_target)
 port=$(cat /sys/module/rdma_srd/parameters/udp_port 2>/dev/null) ||
 	fail "rdma_srd has no udp_port parameter"

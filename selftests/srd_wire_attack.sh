@@ -20,10 +20,7 @@
 require_root
 require_srd_module
 require_cmd setpriv
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3) || skip "needs python3"
-forge=$SRD_TOP/selftests/srd_forge.py
-[ -r "$forge" ] || fail "$forge is missing"
+require_forge
 srd_bin srd_perf >/dev/null
 unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
