@@ -3,8 +3,8 @@
 # softsrd — top-level build.
 #
 #   make            rdma_srd.ko for every installed kernel (or KVER=...),
-#                   libsrd, softsrd's libefa.so.1 and srd-efa-run, and the
-#                   selftests' programs
+#                   libsrd, softsrd's libefa.so.1 and srd-efa-run,
+#                   srd_perf, and the selftests' programs
 #   make check      everything, then host tests and VM selftests on every
 #                   kernel; ends with "N passed, N failed, N skipped"
 #   make check-debug  the VM selftests on a debug 6.12 kernel (KASAN,
@@ -45,13 +45,13 @@ KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
 VM_KERNEL := $(or $(KVER),6.1)
 
-.PHONY: all deps build modules provider efa-compat selftests man check check-debug demo vm-shell \
+.PHONY: all deps build modules provider efa-compat tools selftests man check check-debug demo vm-shell \
 	sparse install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check check-debug demo vm-shell sparse install modules provider efa-compat selftests man engine-test fuzz bench: deps
+all check check-debug demo vm-shell sparse install modules provider efa-compat tools selftests man engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -65,7 +65,7 @@ ALL_KVERS := $(filter-out %-srd-debug,$(notdir $(patsubst %/build,%,$(wildcard /
 KVERS := $(if $(KVER),$(or $(filter $(KVER),$(ALL_KVERS)),$(firstword \
 	$(filter $(KVER).% $(KVER)-% $(KVER)+%,$(ALL_KVERS))),$(KVER)),$(ALL_KVERS))
 
-all: modules provider efa-compat selftests man
+all: modules provider efa-compat tools selftests man
 
 # Man pages: man/NAME.SECTION.md through pandoc into the man tree
 # build/man/manSECTION/, with ".so" links for the other names a page
@@ -103,7 +103,12 @@ provider:
 efa-compat: provider
 	@$(MAKE) -s -C $(TOP)/efa-compat O=$(BUILD)/efa-compat PROVIDER_O=$(BUILD)/provider WERROR=$(STRICT)
 
-selftests: provider efa-compat
+# Tools: srd_perf (tools/srd_perf, installed); the Wireshark dissector
+# (tools/wireshark) needs no build.
+tools: provider
+	@$(MAKE) -s -C $(TOP)/tools/srd_perf O=$(BUILD)/tools PROVIDER_O=$(BUILD)/provider
+
+selftests: provider efa-compat tools
 	@$(MAKE) -s -C $(TOP)/selftests OUTPUT=$(BUILD)/selftests
 
 sparse:

@@ -35,7 +35,7 @@ raw=$dir/raw
 IP_SERVER=10.77.0.1
 IP_CLIENT=10.77.0.2
 CTL_PORT=7077
-SRD_PERF=$TOP/build/selftests/srd_perf
+SRD_PERF=$TOP/build/tools/srd_perf
 # EFA software runs on softsrd's libefa.so.1 through this.
 EFA_RUN=$TOP/build/efa-compat/srd-efa-run
 
@@ -307,7 +307,7 @@ spin_rows() {
 		else
 			measure "srd-spin-bw-$s" spin srd srd_perf bw "$s" 0 $((DUR + 60)) tcp $NPORT \
 				"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
-				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+				"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
 		fi
 	done
 }
@@ -319,7 +319,7 @@ srd_rows() {
 		new_port
 		measure "srd-lat-$s" srd srd srd_perf lat "$s" 0 150 tcp $NPORT \
 			"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
-			"$SRD_PERF" -d srd0 -p $NPORT -W 30 -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
+			"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
 	done
 }
 
@@ -337,13 +337,13 @@ srd_rdma_rows() {
 			new_port
 			measure "srd-$op-bw-$s" srd-rdma srd srd_perf bw "$s" 0 $((DUR + 60)) tcp $NPORT \
 				"$SRD_PERF -S -d srd0 -p $NPORT -W 30 -E" -- \
-				"$SRD_PERF" -d srd0 -p $NPORT -W 30 -E -o $op -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+				"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -E -o $op -t bw -s "$s" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
 		done
 		s=$RDMA_LAT_SIZE
 		new_port
 		measure "srd-$op-lat-$s" srd-rdma srd srd_perf lat "$s" 0 150 tcp $NPORT \
 			"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
-			"$SRD_PERF" -d srd0 -p $NPORT -W 30 -o $op -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
+			"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -o $op -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
 	done
 }
 
@@ -412,7 +412,7 @@ srd_bw() {
 	new_port
 	measure "$1" "$2" srd srd_perf bw "$3" "$4" $((DUR + 60)) tcp $NPORT \
 		"$SRD_PERF -S -d srd0 -p $NPORT -W 30 -E" -- \
-		"$SRD_PERF" -d srd0 -p $NPORT -W 30 -E -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+		"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -E -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
 }
 
 # both CMD: run the shell command CMD here and in the server guest at

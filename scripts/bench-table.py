@@ -133,19 +133,17 @@ def parse_ib_send_lat(client):
 
 
 def parse_srd_perf(client):
+    # srd_perf --json: an object per size on a line of its own.
     for l in client.splitlines():
-        if l.startswith("srd_perf:"):
-            kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
+        l = l.strip()
+        if l.startswith('{"mode"'):
+            kv = json.loads(l)
             m = {}
             for k in ("MBps", "kmsgps", "secs", "msgs", "iters", "avg_us", "min_us",
                       "p50_us", "p99_us", "p999_us", "cpu_s_per_GB", "errors",
                       "corrupt", "dup", "missing"):
-                if num(kv.get(k)) is not None:
+                if isinstance(kv.get(k), (int, float)):
                     m[k] = float(kv[k])
-            # More digits than its MBps=, which has two decimals.
-            size = num(kv.get("size"))
-            if m.get("msgs") and m.get("secs") and size:
-                m["MBps"] = m["msgs"] * size / m["secs"] / 1e6
             return m
     return {}
 

@@ -67,6 +67,24 @@ test_man_pages_cover_the_api_and_parameters() {
 	return $rc
 }
 
+t test_srd_perf_page_documents_every_option
+test_srd_perf_page_documents_every_option() {
+	local help o rc=0
+	help=$("$BUILD/tools/srd_perf" --help) || { echo "# srd_perf --help failed"; return 1; }
+	# Each option --help lists ("  -X ..." or "  -X, --long ...") is an
+	# entry of srd_perf(1)'s OPTIONS, as **-X** (or **-X**, **\-\-long**).
+	for o in $(sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' <<<"$help"); do
+		grep -q "^\*\*$o\*\*" "$TOP/man/srd_perf.1.md" || { echo "# srd_perf(1) lacks $o"; rc=1; }
+	done
+	for o in $(grep -o -- '--[a-z]*' <<<"$help" | sort -u); do
+		grep -q "^\*\*-[A-Za-z]\*\*, \*\*\\\\-\\\\-${o#--}\*\*" "$TOP/man/srd_perf.1.md" ||
+			{ echo "# srd_perf(1) lacks $o"; rc=1; }
+	done
+	[ "$(sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' <<<"$help" | wc -l)" -ge 18 ] ||
+		{ echo "# --help lists fewer options than srd_perf has"; rc=1; }
+	return $rc
+}
+
 # --- provider ----------------------------------------------------------
 t test_provider_refuses_other_rdma_core
 test_provider_refuses_other_rdma_core() {

@@ -31,11 +31,14 @@
 #                                           never searches by itself: never
 #                                           over the system's libefa.so.1
 #   PREFIX/bin/srd-efa-run                  runs a command with it in front
+#   PREFIX/bin/srd_perf                     the SRD benchmark (tools/srd_perf),
+#                                           the build's copy without a RUNPATH
 #   PREFIX/share/softsrd/wireshark/softsrd.lua  the Wireshark dissector
 #                                           (tshark -X lua_script:...)
 #   PREFIX/share/man/manN/*.N               the man pages built from man/
 #                                           (rdma_srd.7, srddv.7, srddv_*.3,
-#                                           srd-efa-run.1, and .so links)
+#                                           srd-efa-run.1, srd_perf.1, and
+#                                           .so links)
 #   PREFIX/include/rdma/*.h                 every uapi header (srd-abi.h)
 #   PREFIX/include/infiniband/*dv.h         direct-verbs headers, provider/*dv.h
 #                                           (srddv.h)
@@ -152,6 +155,8 @@ efadir=$libdir/softsrd
 need "$build/efa-compat/libefa.so.1"
 add "$build/efa-compat/libefa.so.1" 0644 "$efadir/libefa.so.1"
 need "$TOP/efa-compat/srd-efa-run.in"
+need "$build/tools/install/srd_perf"
+add "$build/tools/install/srd_perf" 0755 "$prefix/bin/srd_perf"
 add "$TOP/tools/wireshark/softsrd.lua" 0644 "$prefix/share/softsrd/wireshark/softsrd.lua"
 need "$build/man/man7/rdma_srd.7"
 for m in "$build"/man/man[1-9]/*; do

@@ -7,7 +7,8 @@
 #    module for every target kernel, the provider library libsrd.so.1 with
 #    its -lsrd link and its libibverbs plugin link, srd.driver, the uapi
 #    header, srddv.h, softsrd.pc and libsrd.pc, softsrd's libefa.so.1 in
-#    LIBDIR/softsrd and srd-efa-run, with the right modes and contents;
+#    LIBDIR/softsrd and srd-efa-run, srd_perf (no RUNPATH; its --help runs),
+#    with the right modes and contents;
 #    srd-efa-run puts the installed libefa.so.1 in front of the system's;
 #    softsrd.pc's Cflags find the installed uapi header, and a
 #    program using srddv.h builds with libsrd.pc against the installed
@@ -47,7 +48,7 @@ done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
 
 # 28 tests, and one more for the module of each kernel.
-planned=$((30 + ${#kvers[@]}))
+planned=$((31 + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$planned"
 
@@ -198,6 +199,20 @@ efa_run_is() {
 		{ echo "LD_LIBRARY_PATH '$out'"; return 1; }
 }
 
+# perf_tool_is ROOT PREFIX: the installed srd_perf (mode 755) is the build's
+# install copy, has no RUNPATH into the build tree, and runs with the
+# installed libsrd.so.1: --help prints its usage and exits 0.
+perf_tool_is() {
+	local root=$1 prefix=$2 bin out
+	bin=$root$prefix/bin/srd_perf
+	file_is "$bin" 755 "$TOP/build/tools/install/srd_perf" || return 1
+	! readelf -d "$bin" | grep -Eq 'R(UN)?PATH' ||
+		{ echo "$bin has an RPATH or RUNPATH"; return 1; }
+	out=$(LD_LIBRARY_PATH=$root$prefix/lib/$multiarch "$bin" --help) ||
+		{ echo "$bin --help failed"; return 1; }
+	[[ "$out" == "usage: srd_perf "*"--json"* ]] || { echo "--help printed: $out"; return 1; }
+}
+
 # --- make install, PREFIX=/usr ---------------------------------------
 d1=$tmp/usr-root
 mkdir "$d1"
@@ -236,11 +251,13 @@ check "softsrd's libefa.so.1 in usr/lib/$multiarch/softsrd" \
 	file_is "$d1/usr/lib/$multiarch/softsrd/libefa.so.1" 644 "$TOP/build/efa-compat/libefa.so.1"
 check "usr/bin/srd-efa-run puts usr/lib/$multiarch/softsrd in front" \
 	efa_run_is "$d1" /usr
+check "usr/bin/srd_perf runs with the installed libsrd, no RUNPATH" \
+	perf_tool_is "$d1" /usr
 check "the Wireshark dissector in usr/share/softsrd/wireshark" \
 	file_is "$d1/usr/share/softsrd/wireshark/softsrd.lua" 644 "$TOP/tools/wireshark/softsrd.lua"
 check "rdma_srd(7) in usr/share/man/man7" \
 	file_is "$d1/usr/share/man/man7/rdma_srd.7" 644 "$TOP/build/man/man7/rdma_srd.7"
-want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run
+want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run /usr/bin/srd_perf
 	/usr/share/softsrd/wireshark/softsrd.lua)
 for m in "$TOP"/build/man/man[1-9]/*; do
 	want1+=("/usr/share/man/${m#"$TOP"/build/man/}")
@@ -284,7 +301,7 @@ check "softsrd's libefa.so.1 in usr/local/lib/$multiarch/softsrd" \
 check "usr/local/bin/srd-efa-run puts usr/local/lib/$multiarch/softsrd in front" \
 	efa_run_is "$d2" /usr/local
 want2+=("/usr/local/lib/$multiarch/softsrd/libefa.so.1" /usr/local/bin/srd-efa-run
-	/usr/local/share/softsrd/wireshark/softsrd.lua)
+	/usr/local/bin/srd_perf /usr/local/share/softsrd/wireshark/softsrd.lua)
 for m in "$TOP"/build/man/man[1-9]/*; do
 	want2+=("/usr/local/share/man/${m#"$TOP"/build/man/}")
 done

@@ -177,6 +177,13 @@ srd_bin() {
 	echo "$b"
 }
 
+# srd_tool NAME: the path of softsrd's tool NAME (tools/NAME), as built.
+srd_tool() {
+	local b=$SRD_TOP/build/tools/$1
+	[ -x "$b" ] || fail "$b is not built (make tools)"
+	echo "$b"
+}
+
 # Kernel log lines that mean a bug (as scripts/vm-run.sh looks for them).
 SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption'
 dmesg_mark() {
@@ -536,26 +543,35 @@ srd_paths() {
 	cat "$f"
 }
 
-# perf_sum FIELD OUTPUT: FIELD of srd_perf's result lines, summed over sizes.
+# srd_perf --json prints a JSON object per size on a line of its own, flat,
+# with no comma or colon inside a value: PERF_AWK_ROW makes the array s of
+# one such line's fields (as numbers where they are), for awk programs.
+PERF_AWK_ROW='function row(line, kv, f, i, k) {
+	delete s; gsub(/[{}" \t]/, "", line); k = split(line, kv, ",")
+	for (i = 1; i <= k; i++) { split(kv[i], f, ":"); s[f[1]] = f[2] }
+}'
+
+# perf_sum FIELD OUTPUT: FIELD of srd_perf's results (--json), summed over
+# sizes.
 perf_sum() {
-	awk -v f="$1" '$1 == "srd_perf:" {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) s += kv[2] }
-	} END { print s + 0 }' <<<"$2"
+	awk -v f="$1" "$PERF_AWK_ROW"'
+		/^[ \t]*\{"mode"/ { row($0); t += s[f] }
+		END { print t + 0 }' <<<"$2"
 }
 
-# perf_clean WHAT OUTPUT NSIZES [MSGS [ERRORS]]: srd_perf printed a result
-# line for each of NSIZES sizes, none reports corrupt, duplicate or missing
+# perf_clean WHAT OUTPUT NSIZES [MSGS [ERRORS]]: srd_perf --json printed a
+# result for each of NSIZES sizes, none reports corrupt, duplicate or missing
 # messages, MSGS messages were sent successfully in all and ERRORS error
 # completions reported ("+": some).  Sets PERF_MSGS and PERF_ERRORS.
 perf_clean() {
 	local what=$1 out=$2 n=$3 lines corrupt dup missing
 	# (No process substitution: the guest has no /dev/fd.)
-	read -r lines PERF_MSGS PERF_ERRORS corrupt dup missing <<<"$(awk '
-		$1 == "srd_perf:" {
-			n++
-			for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] }
-		} END { print n + 0, s["msgs"] + 0, s["errors"] + 0, s["corrupt"] + 0,
-			     s["dup"] + 0, s["missing"] + 0 }' <<<"$out")"
+	read -r lines PERF_MSGS PERF_ERRORS corrupt dup missing <<<"$(awk "$PERF_AWK_ROW"'
+		/^[ \t]*\{"mode"/ {
+			n++; row($0)
+			for (k in s) t[k] += s[k]
+		} END { print n + 0, t["msgs"] + 0, t["errors"] + 0, t["corrupt"] + 0,
+			     t["dup"] + 0, t["missing"] + 0 }' <<<"$out")"
 	[ "$lines" -eq "$n" ] ||
 		fail "$what: expected $n result lines from srd_perf, saw $lines"
 	[ "$corrupt" -eq 0 ] && [ "$dup" -eq 0 ] && [ "$missing" -eq 0 ] ||
@@ -575,9 +591,10 @@ perf_clean() {
 }
 
 # perf_pair SERVER_NS CLIENT_NS SERVER_ARGS... -- CLIENT_ARGS...: run_pair
-# for srd_perf (-S and the binary are added): the server is ready once it
-# says that it listens, which the shell reads without starting a process
-# (each costs under TCG).  The outputs are left in PAIR_SERVER_OUT and
+# for srd_perf (-S, the binary and the client's output format are added:
+# $PERF_FORMAT, --json unless set; empty for the table): the server is
+# ready once it says that it listens, which the shell reads without
+# starting a process (each costs under TCG).  The outputs are left in PAIR_SERVER_OUT and
 # PAIR_CLIENT_OUT; fails unless both exit 0.
 perf_pair() {
 	local sns=$1 cns=$2 perf spid src crc deadline sout cout l up=
@@ -586,7 +603,8 @@ perf_pair() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
-	perf=$(srd_bin srd_perf)
+	[ -z "${PERF_FORMAT---json}" ] || cli=("${PERF_FORMAT---json}" "${cli[@]}")
+	perf=$(srd_tool srd_perf)
 	sout=$(mktemp /tmp/srd_perf_srv.XXXXXX)
 	cout=$(mktemp /tmp/srd_perf_cli.XXXXXX)
 	echo "+ ip netns exec $sns srd_perf -S ${srv[*]} &"

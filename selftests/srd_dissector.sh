@@ -27,7 +27,7 @@ lua=$SRD_TOP/tools/wireshark/softsrd.lua
 traffic=$(srd_bin srd_traffic)
 srdqp=$(srd_bin srd_srd_qp)
 rdma=$(srd_bin srd_rdma)
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"
 tmp=$(mktemp -d /tmp/srd_dissector.XXXXXX)

@@ -45,7 +45,7 @@ done
 
 # The same with SRD traffic: messages in flight at the transport hold
 # references on the QP and its MRs; the kill must release them all.
-perf=$(srd_bin srd_perf)
+perf=$(srd_tool srd_perf)
 delivered() { [ "$(hw_counter "$DEV_B" srd_msgs_delivered)" -gt "$1" ]; }
 for who in client server; do
 	d0=$(hw_counter "$DEV_B" srd_msgs_delivered)

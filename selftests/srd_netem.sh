@@ -13,7 +13,7 @@
 require_root
 require_srd_module
 require_cmd tc
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup' EXIT
 
 SIZES=64,4096,32768

@@ -17,7 +17,7 @@
 require_root
 require_srd_module
 require_cmd tc mkfifo
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 tmp=$(mktemp -d /tmp/srd_outage.XXXXXX)
 trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$tmp"' EXIT
 

@@ -16,7 +16,7 @@
 require_root
 require_srd_module
 require_forge
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"
 

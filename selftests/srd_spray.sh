@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 param=/sys/module/rdma_srd/parameters/n_paths
 [ -w $param ] || fail "$param is missing"
 n_paths0=$(cat $param)

@@ -13,7 +13,7 @@ require_srd_module
 require_cmd tc
 modprobe sch_netem 2>/dev/null
 srdqp=$(srd_bin srd_srd_qp)
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 
 T=/sys/kernel/tracing
 if ! [ -d "$T/events" ]; then

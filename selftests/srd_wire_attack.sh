@@ -21,7 +21,7 @@ require_root
 require_srd_module
 require_cmd setpriv
 require_forge
-srd_bin srd_perf >/dev/null
+srd_tool srd_perf >/dev/null
 unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"

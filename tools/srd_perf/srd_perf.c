@@ -2,32 +2,8 @@
 /*
  * srd_perf: bandwidth and latency of SRD QPs, with every byte checked.
  *
- *   srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-E]         server
- *   srd_perf [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]
- *            [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]
- *            [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] [-E] SERVER_ADDR  client
- *
- *   -d DEV      the device (default: the first srd device with a GID of an
- *               address of this network namespace, else the first srd device)
- *   -g GIDX     the GID index (default: the first IPv4-mapped GID)
- *   -p PORT     the TCP port of the out-of-band channel (default 18600)
- *   -W SECS     give up after SECS without any progress (default 60; 0: never)
- *   -t bw|lat   streaming sends, or a ping-pong (default bw)
- *   -o OP       send (default), or the client's one-sided RDMA write or
- *               read into or from the server's memory (see below)
- *   -s SIZES    message sizes in bytes, comma separated (default 4096)
- *   -q NQPS     QPs per side, client QP i talking to server QP i (default 1)
- *   -D DEPTH    sends in flight per QP in bw mode (default 16)
- *   -n ITERS    messages (lat: round trips) per size and QP (default 1000)
- *   -T SECS     send for SECS seconds per size instead of -n
- *   -r RNR      rnr_retry of the client QPs (default 7: forever)
- *   -I          SEND_WITH_IMM carrying the sequence number, checked
- *   -e          errors expected: report error completions, do not fail on
- *               them (corruption, duplicates and missing messages still fail)
- *   -x          post with ibv_wr_*() instead of ibv_post_send()
- *   -E          sleep on a completion channel when there is nothing to do
- *               (ibv_req_notify_cq, ibv_get_cq_event), as perftest's -e;
- *               else busy-poll the CQs.  Either side may give it.
+ * The options, the output and the exit status are in srd_perf(1)
+ * (man/srd_perf.1.md) and `srd_perf --help`.  How it works:
  *
  * The client decides everything and tells the server over TCP, which may
  * run over another link than the RDMA traffic.  Each side sends its GID and
@@ -66,31 +42,20 @@
  * ACKed at the target; read: the data back), which is a whole round trip
  * and reported as such, not halved.
  *
- * Output: '#' lines are comments; one line per size:
- *
- *   srd_perf: mode=bw size=S qps=Q depth=D msgs=N secs=T MBps=X kmsgps=X
- *     p50_us=X p99_us=X p999_us=X cpu_s_per_GB=X errors=N corrupt=N dup=N
- *     missing=N
- *   srd_perf: mode=lat size=S qps=Q iters=N min_us=X avg_us=X p50_us=X
- *     p99_us=X p999_us=X errors=N corrupt=N dup=N missing=N
- *
- * (each on one line; with -o write or read, "op=write" or "op=read"
- * follows mode=).  bw: msgs counts successful sends (ops) over all QPs,
- * secs runs from the first post to the last completion, MB are 10^6
- * bytes, the percentiles are of post-to-completion times, cpu_s_per_GB is
- * the client's user+system time per 10^9 bytes ("na" for size 0).  lat:
- * the figures are one-way, half the round trip; with op= they are the
- * whole post-to-completion time of one op (a round trip).  errors counts
- * error completions and failed posts on both sides.
- *
- * Exit: 0 when errors (unless -e), corrupt, dup and missing are all 0; 1
- * otherwise, or on any failure (which a '# FAIL:' line explains); 4 when
- * there is no srd device.
+ * Output: per size, a row of a table, or with --json a JSON object on a
+ * line of its own (report()); '#' lines are comments, on stderr with
+ * --json.  bw: msgs counts successful sends (ops) over all QPs, secs runs
+ * from the first post to the last completion, MB are 10^6 bytes, the
+ * percentiles are of post-to-completion times, cpu_s_per_GB is the
+ * client's user+system time per 10^9 bytes.  lat: one-way figures, half
+ * the round trip; RDMA ops: the whole post-to-completion time of one op.
+ * errors counts error completions and failed posts on both sides.
  */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -131,6 +96,7 @@
 #define PERF_POISON	0x5a		/* RDMA: bytes no op should write */
 #define PERF_GUARD	64		/* RDMA read: poison checked past it */
 #define NSEC		1000000000ull
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum { DIR_REQ = 1, DIR_REP = 2 };
 enum { MODE_BW, MODE_LAT };
@@ -156,6 +122,7 @@ struct perf_opts {
 	int mode, op;
 	uint32_t sizes[PERF_MAX_SIZES], nsizes, max_size;
 	uint32_t nqps, depth, iters, secs, rnr, flags;
+	bool json;			/* --json: JSON Lines, comments on stderr */
 };
 
 struct perf_bm {
@@ -221,9 +188,12 @@ struct perf {
 	size_t nsamples, samples_cap;
 	unsigned int notes[NOTE_KINDS];
 	bool failed;			/* some size broke the rules */
+	bool headed;			/* the table's heading is out */
 };
 
 static struct perf perf = { .lsock = -1, .sock = -1 };
+/* Where '#' lines go: stdout beside the table, stderr beside JSON. */
+static FILE *cmt;
 
 /* --- small helpers -------------------------------------------------------- */
 
@@ -242,11 +212,11 @@ die(struct perf *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# FAIL: ");
+	fprintf(cmt, "# FAIL: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(cmt, fmt, ap);
 	va_end(ap);
-	printf("\n");
+	fprintf(cmt, "\n");
 	perf_cleanup(p);
 	exit(1);
 }
@@ -259,11 +229,11 @@ note(struct perf *p, int kind, const char *fmt, ...)
 
 	if (p->notes[kind]++ >= PERF_NOTES)
 		return;
-	printf("# ");
+	fprintf(cmt, "# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(cmt, fmt, ap);
 	va_end(ap);
-	printf("%s\n", p->notes[kind] == PERF_NOTES ? " (no more of these)" : "");
+	fprintf(cmt, "%s\n", p->notes[kind] == PERF_NOTES ? " (no more of these)" : "");
 }
 
 static bool stalled(struct perf *p, uint64_t last)
@@ -690,7 +660,7 @@ static void open_device(struct perf *p)
 		}
 	}
 	if (!nsrd) {
-		printf("SKIP: no srd device\n");
+		fprintf(cmt, "SKIP: no srd device\n");
 		exit(4);
 	}
 	if (!dev || !is_srd(dev))
@@ -731,7 +701,7 @@ static void pick_gid(struct perf *p)
 			    ibv_get_device_name(p->ctx->device));
 		p->gid_index = i;
 	}
-	printf("# %s: device %s, GID %d %s, %s QPs\n", p->o.server ? "server" : "client",
+	fprintf(cmt, "# %s: device %s, GID %d %s, %s QPs\n", p->o.server ? "server" : "client",
 	       ibv_get_device_name(p->ctx->device), p->gid_index, gid_str(&p->gid, s),
 	       p->o.flags & F_UD ? "UD" : "SRD");
 }
@@ -1744,55 +1714,173 @@ static bool counts_bad(struct perf *p, const struct perf_counts *c)
 	       (c->errors && !(p->o.flags & F_EXPECT_ERR));
 }
 
-/* " op=write" in result lines of RDMA ops; nothing for sends. */
-static const char *op_field(struct perf *p)
-{
-	static const char *const f[] = { "", " op=write", " op=read" };
+/*
+ * One size's figures.  bw: n counts successful ops over all QPs, secs runs
+ * from the first post to the last completion; lat: n round trips (ops).
+ * The times are in microseconds; cpu < 0: no figure (nothing was sent).
+ */
+struct perf_result {
+	uint64_t n;
+	double secs, mbps, kmsgps, min, avg, p50, p99, p999, cpu;
+	const struct perf_counts *c;
+};
 
-	return f[p->o.op];
+/*
+ * The table's columns: a heading and a width each (a space between columns
+ * included, always printed), the bw or lat set.
+ */
+struct perf_col {
+	const char *name;
+	int w;
+};
+
+static const struct perf_col bw_cols[] = {
+	{ "size", 10 }, { "qps", 4 }, { "depth", 6 }, { "msgs", 10 }, { "secs", 8 },
+	{ "MB/s", 9 }, { "kmsg/s", 8 }, { "p50_us", 9 }, { "p99_us", 9 },
+	{ "p99.9_us", 9 }, { "cpu_s/GB", 9 },
+	{ "errors", 7 }, { "corrupt", 8 }, { "dup", 5 }, { "missing", 8 },
+};
+static const struct perf_col lat_cols[] = {
+	{ "size", 10 }, { "qps", 4 }, { "iters", 8 }, { "min_us", 9 }, { "avg_us", 9 },
+	{ "p50_us", 9 }, { "p99_us", 9 }, { "p99.9_us", 9 },
+	{ "errors", 7 }, { "corrupt", 8 }, { "dup", 5 }, { "missing", 8 },
+};
+
+/* One cell of the table: its text right-aligned in the column. */
+static void __attribute__((format(printf, 2, 3)))
+cell(const struct perf_col *k, const char *fmt, ...)
+{
+	char b[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	printf(" %*s", k->w - 1, b);
+}
+
+/* The row of one size, under a heading printed before the first. */
+static void table_row(struct perf *p, const struct perf_result *r)
+{
+	bool bw = p->o.mode == MODE_BW;
+	const struct perf_col *k = bw ? bw_cols : lat_cols;
+	size_t i, ncols = bw ? ARRAY_LEN(bw_cols) : ARRAY_LEN(lat_cols);
+	const struct perf_counts *c = r->c;
+
+	if (!p->headed) {
+		p->headed = true;
+		printf("# %s, %s%s\n", bw ? "bandwidth" : "latency", op_names[p->o.op],
+		       bw ? "" : p->o.op == OP_SEND ? " (one way: half the round trip)" :
+		       " (post to completion: a round trip)");
+		for (i = 0; i < ncols; i++)
+			cell(&k[i], "%s", k[i].name);
+		printf("\n");
+	}
+	cell(k++, "%u", p->size);
+	cell(k++, "%u", p->nqps);
+	if (bw) {
+		cell(k++, "%u", p->o.depth);
+		cell(k++, "%llu", (unsigned long long)r->n);
+		cell(k++, "%.3f", r->secs);
+		cell(k++, "%.2f", r->mbps);
+		cell(k++, "%.2f", r->kmsgps);
+	} else {
+		cell(k++, "%llu", (unsigned long long)r->n);
+		cell(k++, "%.2f", r->min);
+		cell(k++, "%.2f", r->avg);
+	}
+	cell(k++, "%.2f", r->p50);
+	cell(k++, "%.2f", r->p99);
+	cell(k++, "%.2f", r->p999);
+	if (bw) {
+		if (r->cpu >= 0)
+			cell(k++, "%.3f", r->cpu);
+		else
+			cell(k++, "-");
+	}
+	cell(k++, "%llu", (unsigned long long)c->errors);
+	cell(k++, "%llu", (unsigned long long)c->corrupt);
+	cell(k++, "%llu", (unsigned long long)c->dup);
+	cell(k++, "%llu", (unsigned long long)c->missing);
+	printf("\n");
+}
+
+/* --json: an object per size, on a line of its own (JSON Lines). */
+static void json_row(struct perf *p, const struct perf_result *r)
+{
+	const struct perf_counts *c = r->c;
+
+	printf("{\"mode\": \"%s\", \"op\": \"%s\", \"size\": %u, \"qps\": %u, ",
+	       p->o.mode == MODE_BW ? "bw" : "lat", op_names[p->o.op], p->size, p->nqps);
+	if (p->o.mode == MODE_BW) {
+		printf("\"depth\": %u, \"msgs\": %llu, \"secs\": %.6f, \"MBps\": %.3f, "
+		       "\"kmsgps\": %.3f, ", p->o.depth, (unsigned long long)r->n, r->secs,
+		       r->mbps, r->kmsgps);
+	} else {
+		printf("\"iters\": %llu, \"min_us\": %.3f, \"avg_us\": %.3f, ",
+		       (unsigned long long)r->n, r->min, r->avg);
+	}
+	printf("\"p50_us\": %.3f, \"p99_us\": %.3f, \"p999_us\": %.3f, ",
+	       r->p50, r->p99, r->p999);
+	if (p->o.mode == MODE_BW) {
+		if (r->cpu >= 0)
+			printf("\"cpu_s_per_GB\": %.4f, ", r->cpu);
+		else
+			printf("\"cpu_s_per_GB\": null, ");
+	}
+	printf("\"errors\": %llu, \"corrupt\": %llu, \"dup\": %llu, \"missing\": %llu}\n",
+	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
+	       (unsigned long long)c->dup, (unsigned long long)c->missing);
+}
+
+static void report(struct perf *p, const struct perf_result *r)
+{
+	if (p->o.json)
+		json_row(p, r);
+	else
+		table_row(p, r);
 }
 
 static void report_bw(struct perf *p, const struct perf_counts *c,
 		      uint64_t ns, double cpu)
 {
-	uint64_t msgs = 0, bytes;
-	double secs = ns / 1e9;
-	char cpu_s[32] = "na";
+	struct perf_result r = { .secs = ns / 1e9, .cpu = -1, .c = c };
+	uint64_t bytes;
 	uint32_t i;
 
 	for (i = 0; i < p->nqps; i++)
-		msgs += p->qps[i].tx_ok;
-	bytes = msgs * p->size;
+		r.n += p->qps[i].tx_ok;
+	bytes = r.n * p->size;
 	if (bytes)
-		snprintf(cpu_s, sizeof(cpu_s), "%.3f", cpu / (bytes / 1e9));
-	printf("srd_perf: mode=bw%s size=%u qps=%u depth=%u msgs=%llu secs=%.3f "
-	       "MBps=%.2f kmsgps=%.2f p50_us=%.2f p99_us=%.2f p999_us=%.2f "
-	       "cpu_s_per_GB=%s errors=%llu corrupt=%llu dup=%llu missing=%llu\n",
-	       op_field(p), p->size, p->nqps, p->o.depth, (unsigned long long)msgs, secs,
-	       secs > 0 ? bytes / secs / 1e6 : 0, secs > 0 ? msgs / secs / 1e3 : 0,
-	       pct_us(p, 5000, 1), pct_us(p, 9900, 1), pct_us(p, 9990, 1), cpu_s,
-	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
-	       (unsigned long long)c->dup, (unsigned long long)c->missing);
+		r.cpu = cpu / (bytes / 1e9);
+	if (r.secs > 0) {
+		r.mbps = bytes / r.secs / 1e6;
+		r.kmsgps = r.n / r.secs / 1e3;
+	}
+	r.p50 = pct_us(p, 5000, 1);
+	r.p99 = pct_us(p, 9900, 1);
+	r.p999 = pct_us(p, 9990, 1);
+	report(p, &r);
 }
 
 /* Sends: half the ping-pong's round trip; RDMA ops: their whole time. */
 static void report_lat(struct perf *p, const struct perf_counts *c)
 {
 	unsigned int div = p->o.op == OP_SEND ? 2 : 1;
+	struct perf_result r = { .n = p->nsamples, .c = c };
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++)
 		sum += p->samples[i];
-	printf("srd_perf: mode=lat%s size=%u qps=%u iters=%zu min_us=%.2f avg_us=%.2f "
-	       "p50_us=%.2f p99_us=%.2f p999_us=%.2f errors=%llu corrupt=%llu "
-	       "dup=%llu missing=%llu\n",
-	       op_field(p), p->size, p->nqps, p->nsamples,
-	       p->nsamples ? p->samples[0] / 1e3 / div : 0,
-	       p->nsamples ? sum / 1e3 / div / p->nsamples : 0,
-	       pct_us(p, 5000, div), pct_us(p, 9900, div), pct_us(p, 9990, div),
-	       (unsigned long long)c->errors, (unsigned long long)c->corrupt,
-	       (unsigned long long)c->dup, (unsigned long long)c->missing);
+	if (p->nsamples) {
+		r.min = p->samples[0] / 1e3 / div;
+		r.avg = sum / 1e3 / div / p->nsamples;
+	}
+	r.p50 = pct_us(p, 5000, div);
+	r.p99 = pct_us(p, 9900, div);
+	r.p999 = pct_us(p, 9990, div);
+	report(p, &r);
 }
 
 /* One size, on the client: announce it, run it, compare notes, report. */
@@ -1837,11 +1925,11 @@ static void client_size(struct perf *p, uint32_t size)
 	counts_of(p, &mine);
 
 	if (srv.missing || mine.missing)
-		printf("# missing: %llu of the client's sends, %llu of the server's answers\n",
+		fprintf(cmt, "# missing: %llu of the client's sends, %llu of the server's answers\n",
 		       (unsigned long long)srv.missing,
 		       (unsigned long long)mine.missing);
 	if (srv.extra || mine.extra)
-		printf("# arrived although their send did not complete successfully: %llu\n",
+		fprintf(cmt, "# arrived although their send did not complete successfully: %llu\n",
 		       (unsigned long long)(srv.extra + mine.extra));
 	mine.errors += srv.errors;
 	mine.corrupt += srv.corrupt;
@@ -1849,7 +1937,7 @@ static void client_size(struct perf *p, uint32_t size)
 	mine.missing += srv.missing;
 	for (i = 0; i < NOTE_KINDS; i++)
 		if (p->notes[i] > PERF_NOTES)
-			printf("# %u more %s not shown\n", p->notes[i] - PERF_NOTES,
+			fprintf(cmt, "# %u more %s not shown\n", p->notes[i] - PERF_NOTES,
 			       note_names[i]);
 
 	qsort(p->samples, p->nsamples, sizeof(*p->samples), cmp_u64);
@@ -1870,7 +1958,7 @@ static void client(struct perf *p)
 	open_device(p);
 	pick_gid(p);
 	if (p->o.depth > (uint32_t)p->dev.max_qp_wr) {
-		printf("# depth %u capped to max_qp_wr %d\n", p->o.depth,
+		fprintf(cmt, "# depth %u capped to max_qp_wr %d\n", p->o.depth,
 		       p->dev.max_qp_wr);
 		p->o.depth = p->dev.max_qp_wr;
 	}
@@ -1919,18 +2007,18 @@ static void client(struct perf *p)
 		die(p, "the server's region has %u slots of %u bytes, not %u of %u",
 		    p->rslots, p->rslot_size, p->qps[0].nslots, p->o.max_size);
 	make_ah(p);
-	printf("# server %s: GID %s, %u QPs from %u\n", p->o.host,
+	fprintf(cmt, "# server %s: GID %s, %u QPs from %u\n", p->o.host,
 	       gid_str(&p->peer_gid, s), p->nqps, p->qps[0].peer_qpn);
 	if (p->o.op != OP_SEND)
-		printf("# server region: %u slots of %u bytes per QP, rkey %#x, QP 0 at %#llx\n",
+		fprintf(cmt, "# server region: %u slots of %u bytes per QP, rkey %#x, QP 0 at %#llx\n",
 		       p->rslots, p->rslot_size, p->qps[0].rkey,
 		       (unsigned long long)p->qps[0].raddr);
 	if (p->o.op == OP_WRITE)
-		printf("# op=write: after each size the server checks the last write of each slot\n");
+		fprintf(cmt, "# op=write: after each size the server checks the last write of each slot\n");
 	if (p->o.op == OP_READ)
-		printf("# op=read: the client checks every read's bytes\n");
+		fprintf(cmt, "# op=read: the client checks every read's bytes\n");
 	if (p->o.op != OP_SEND && p->o.mode == MODE_LAT)
-		printf("# op=%s lat: one signalled %s at a time per QP, post to completion (%s): a round trip, not halved\n",
+		fprintf(cmt, "# op=%s lat: one signalled %s at a time per QP, post to completion (%s): a round trip, not halved\n",
 		       op_names[p->o.op], op_names[p->o.op], p->o.op == OP_WRITE ?
 		       "the data placed and ACKed at the server" :
 		       "the data back from the server");
@@ -1981,7 +2069,7 @@ static void server_hello(struct perf *p, struct wbuf *w)
 	for (i = 0; i < p->nqps; i++)
 		qpn[i] = wb_get_u32(w);
 	msg_check_end(p, w, "HELLO");
-	printf("# client: GID %s, mode %s, %u QPs, depth %u%s%s%s%s%s%s\n",
+	fprintf(cmt, "# client: GID %s, mode %s, %u QPs, depth %u%s%s%s%s%s%s\n",
 	       gid_str(&p->peer_gid, s), p->o.mode == MODE_BW ? "bw" : "lat",
 	       p->nqps, p->o.depth, p->o.flags & F_IMM ? ", imm" : "",
 	       p->o.flags & F_EXPECT_ERR ? ", errors expected" : "",
@@ -2041,7 +2129,7 @@ static void server_done(struct perf *p, struct wbuf *w)
 		settle(p);
 		counts_of(p, &c);
 	}
-	printf("# server: size=%u received=%llu corrupt=%llu dup=%llu missing=%llu "
+	fprintf(cmt, "# server: size=%u received=%llu corrupt=%llu dup=%llu missing=%llu "
 	       "extra=%llu errors=%llu\n", p->size,
 	       (unsigned long long)c.received, (unsigned long long)c.corrupt,
 	       (unsigned long long)c.dup, (unsigned long long)c.missing,
@@ -2069,7 +2157,7 @@ static void server(struct perf *p)
 
 	open_device(p);
 	p->lsock = tcp_listen(p);
-	printf("# server: listening on TCP port %u\n", p->o.port);
+	fprintf(cmt, "# server: listening on TCP port %u\n", p->o.port);
 	tcp_accept(p);
 	server_hello(p, &w);
 
@@ -2123,33 +2211,45 @@ static void server(struct perf *p)
 
 /* --- options -------------------------------------------------------------- */
 
-static void __attribute__((noreturn)) usage(const char *argv0, int status)
+/* -h, --help: to stdout, exit 0; a wrong command line: to stderr, exit 2. */
+static void __attribute__((noreturn)) usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-E]\n"
-		"       %s [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]\n"
-		"          [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]\n"
-		"          [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] [-E] SERVER_ADDR\n"
-		"  -S         be the server (serves one client, then exits)\n"
-		"  -d DEV     device (default: the first srd device)\n"
-		"  -g GIDX    GID index (default: the first IPv4-mapped GID)\n"
-		"  -p PORT    TCP port (default %u)\n"
-		"  -W SECS    give up after SECS without progress (default 60, 0: never)\n"
-		"  -t MODE    bw (streaming, default) or lat (ping-pong; RDMA: one op\n"
-		"             at a time, post to completion, not halved)\n"
-		"  -o OP      send (default), or RDMA write or read of the server's memory\n"
-		"  -s SIZES   message sizes, comma separated (default 4096)\n"
-		"  -q NQPS    QPs per side (default 1, at most %u)\n"
-		"  -D DEPTH   sends (ops) in flight per QP, bw mode (default 16)\n"
-		"  -n ITERS   messages (lat: round trips) per size and QP (default 1000)\n"
-		"  -T SECS    run each size for SECS seconds instead\n"
-		"  -r RNR     rnr_retry of the client QPs, 0-7 (default 7: forever)\n"
-		"  -I         SEND_WITH_IMM, the immediate being the sequence number\n"
-		"  -e         error completions are expected: report, do not fail\n"
-		"  -x         post with the ibv_wr_*() API\n"
-		"  -E         sleep on a completion channel when idle (default: spin)\n",
-		argv0, argv0, PERF_PORT, PERF_MAX_QPS);
-	exit(status);
+		"usage: srd_perf -S [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-E] [--json]\n"
+		"       srd_perf [-d DEV] [-g GIDX] [-p PORT] [-W SECS] [-t bw|lat]\n"
+		"                [-o send|write|read] [-s SIZES] [-q NQPS] [-D DEPTH]\n"
+		"                [-n ITERS | -T SECS] [-r RNR] [-I] [-e] [-x] [-E] [--json]\n"
+		"                SERVER_ADDR\n");
+	if (status) {
+		fprintf(stderr, "Try 'srd_perf --help' for more.\n");
+		exit(status);
+	}
+	printf("Bandwidth and latency of softsrd's SRD QPs, every byte checked.\n"
+	       "  -S         be the server (serves one client, then exits)\n"
+	       "  -d DEV     device (default: the first srd device)\n"
+	       "  -g GIDX    GID index (default: the first IPv4-mapped GID)\n"
+	       "  -p PORT    TCP port of the control connection (default %u)\n"
+	       "  -W SECS    give up after SECS without progress (default 60, 0: never)\n"
+	       "  -t MODE    bw (streaming, default) or lat (ping-pong; RDMA: one op\n"
+	       "             at a time, post to completion, not halved)\n"
+	       "  -o OP      send (default), or RDMA write or read of the server's memory\n"
+	       "  -s SIZES   message sizes, comma separated (default 4096)\n"
+	       "  -q NQPS    QPs per side (default 1, at most %u)\n"
+	       "  -D DEPTH   sends (ops) in flight per QP, bw mode (default 16)\n"
+	       "  -n ITERS   messages (lat: round trips) per size and QP (default 1000)\n"
+	       "  -T SECS    run each size for SECS seconds instead\n"
+	       "  -r RNR     rnr_retry of the client QPs, 0-7 (default 7: forever)\n"
+	       "  -I         SEND_WITH_IMM, the immediate being the sequence number\n"
+	       "  -e         error completions are expected: report, do not fail\n"
+	       "  -x         post with the ibv_wr_*() API\n"
+	       "  -E         sleep on a completion channel when idle (default: spin)\n"
+	       "  -J, --json a JSON object per size on stdout, '#' lines on stderr\n"
+	       "             (default: a table, '#' lines among it)\n"
+	       "  -h, --help this text\n"
+	       "Exit status: 0 all checks passed, 1 a failure ('# FAIL:' says which),\n"
+	       "2 a wrong command line, 4 no srd device.  See srd_perf(1).\n",
+	       PERF_PORT, PERF_MAX_QPS);
+	exit(0);
 }
 
 static uint32_t num(const char *s, const char *what, uint32_t lo, uint32_t hi)
@@ -2162,7 +2262,7 @@ static uint32_t num(const char *s, const char *what, uint32_t lo, uint32_t hi)
 	if (errno || end == s || *end || v < lo || v > hi) {
 		fprintf(stderr, "srd_perf: %s must be %u to %u, not '%s'\n", what,
 			lo, hi, s);
-		exit(1);
+		exit(2);
 	}
 	return v;
 }
@@ -2175,12 +2275,12 @@ static void parse_sizes(struct perf_opts *o, char *arg)
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nsizes == PERF_MAX_SIZES) {
 			fprintf(stderr, "srd_perf: at most %u sizes\n", PERF_MAX_SIZES);
-			exit(1);
+			exit(2);
 		}
 		o->sizes[o->nsizes++] = num(tok, "a size", 0, 1u << 30);
 	}
 	if (!o->nsizes)
-		usage("srd_perf", 1);
+		usage(2);
 }
 
 static void parse_opts(struct perf_opts *o, int argc, char **argv)
@@ -2192,7 +2292,14 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 	*o = (struct perf_opts){ .gidx = -1, .port = PERF_PORT, .stall_s = 60,
 				 .nqps = 1, .depth = 16, .iters = 1000, .rnr = 7 };
 	parse_sizes(o, defsize);
-	while ((opt = getopt(argc, argv, "Sd:g:p:W:t:o:s:q:D:n:T:r:IexEUh")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'J' },
+		{}
+	};
+
+	while ((opt = getopt_long(argc, argv, "Sd:g:p:W:t:o:s:q:D:n:T:r:IexEJUh",
+				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'S': o->server = true; break;
 		case 'd': o->dev = optarg; break;
@@ -2200,15 +2307,20 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 		case 'p': o->port = num(optarg, "-p", 1, 65535); break;
 		case 'W': o->stall_s = num(optarg, "-W", 0, 86400); break;
 		case 't':
-			if (strcmp(optarg, "bw") && strcmp(optarg, "lat"))
-				usage(argv[0], 1);
+			if (strcmp(optarg, "bw") && strcmp(optarg, "lat")) {
+				fprintf(stderr, "srd_perf: -t is bw or lat, not '%s'\n", optarg);
+				usage(2);
+			}
 			o->mode = strcmp(optarg, "bw") ? MODE_LAT : MODE_BW;
 			break;
 		case 'o':
 			for (i = 0; i < 3 && strcmp(optarg, op_names[i]); i++)
 				;
-			if (i == 3)
-				usage(argv[0], 1);
+			if (i == 3) {
+				fprintf(stderr, "srd_perf: -o is send, write or read, not '%s'\n",
+					optarg);
+				usage(2);
+			}
 			o->op = i;
 			break;
 		case 's': parse_sizes(o, optarg); break;
@@ -2222,19 +2334,20 @@ static void parse_opts(struct perf_opts *o, int argc, char **argv)
 		case 'x': o->flags |= F_WR_API; break;
 		case 'E': o->flags |= F_EVENTS; break;
 		case 'U': o->flags |= F_UD; break;	/* testing without SRD */
-		case 'h': usage(argv[0], 0);
-		default: usage(argv[0], 1);
+		case 'J': o->json = true; break;
+		case 'h': usage(0);
+		default: usage(2);
 		}
 	}
 	if (o->server ? optind != argc : optind != argc - 1)
-		usage(argv[0], 1);
+		usage(2);
 	if (!o->server)
 		o->host = argv[optind];
 	if (o->op != OP_SEND) {
 		if (o->server || (o->flags & (F_IMM | F_UD))) {
 			fprintf(stderr, "srd_perf: -o %s is the client's, and goes with neither -I nor -U\n",
 				op_names[o->op]);
-			exit(1);
+			exit(2);
 		}
 		/* Only the ibv_wr_*() API carries an AH and an rkey. */
 		o->flags |= F_WR_API | (o->op == OP_WRITE ? F_WRITE : F_READ);
@@ -2250,6 +2363,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_opts(&p->o, argc, argv);
+	cmt = p->o.json ? stderr : stdout;
 	p->nqps = p->o.nqps;
 	if (p->o.server)
 		server(p);
@@ -2257,6 +2371,6 @@ int main(int argc, char **argv)
 		client(p);
 	perf_cleanup(p);
 	if (p->failed)
-		printf("# FAIL: errors, corrupt, duplicate or missing messages (see above)\n");
+		fprintf(cmt, "# FAIL: errors, corrupt, duplicate or missing messages (see above)\n");
 	return p->failed ? 1 : 0;
 }
