@@ -179,18 +179,23 @@ static void counters_add(struct srd_counters *sum, const struct srd_counters *c)
 		d[i] += v[i];
 }
 
+void srd_engine_own_counters(const struct srd_engine *eng, struct srd_counters *out)
+{
+	*out = eng->ctr;
+}
+
+void srd_peer_counters_add(const struct srd_peer *peer, struct srd_counters *sum)
+{
+	counters_add(sum, &peer->ctr);
+}
+
 void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out)
 {
 	const struct srd_peer *peer;
 
-	*out = eng->ctr;
+	srd_engine_own_counters(eng, out);
 	for (peer = eng->peers; peer; peer = peer->next)
-		counters_add(out, &peer->ctr);
-}
-
-const struct srd_counters *srd_peer_counters(const struct srd_peer *peer)
-{
-	return &peer->ctr;
+		srd_peer_counters_add(peer, out);
 }
 
 const struct srd_config *srd_engine_config(const struct srd_engine *eng)

@@ -25,9 +25,10 @@
  * Locking and lifetime: the engine takes no locks.  The OS serialises all
  * calls for one peer (a per-peer lock, held across the call), and all
  * calls that create or destroy peers of one engine.  Calls for different
- * peers may run concurrently except that they share the engine's
- * counters, which the OS must then keep per CPU or under a lock (the
- * kernel glue sums per-peer copies; see srd_peer_counters()).  Upcalls
+ * peers may run concurrently: each peer counts into counters of its own,
+ * and the engine's own (its strays, and what destroyed peers counted)
+ * change only under the serialisation of peer creation; an OS reads them
+ * as srd_engine_own_counters() says.  Upcalls
  * are made with that serialisation held and must not call back into the
  * engine for the same peer.
  */
@@ -401,12 +402,18 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 					   const uint8_t *pkt, size_t len,
 					   uint8_t *reply, uint32_t *reply_len);
 /*
- * The engine's counters: those of destroyed peers and of the engine
- * itself, plus every live peer's.  Serialised like peer creation; a
- * peer's own counters change under that peer's serialisation only.
+ * Counters.  srd_engine_own_counters(): the engine's own (its strays,
+ * and what destroyed peers counted), under the serialisation of peer
+ * creation.  srd_peer_counters_add(): adds one live peer's to @sum, under
+ * that peer's serialisation.  An engine's total is the first plus the
+ * second for every live peer, read while no peer is created or destroyed
+ * (the kernel glue holds its peers_lock, and each peer's lock in turn).
+ * srd_engine_counters(): that total at once, for an OS whose calls into
+ * the engine are all serialised (one thread, as the tests').
  */
+void srd_engine_own_counters(const struct srd_engine *eng, struct srd_counters *out);
+void srd_peer_counters_add(const struct srd_peer *peer, struct srd_counters *sum);
 void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out);
-const struct srd_counters *srd_peer_counters(const struct srd_peer *peer);
 const struct srd_config *srd_engine_config(const struct srd_engine *eng);
 
 /* The peer for the remote at @addr (as for srd_engine_tag()). */

@@ -626,9 +626,21 @@ void srd_transport_flush_qp(struct srd_qp *qp)
 void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out)
 {
 	struct srd_transport *tp = sdev->transport;
+	struct srd_kpeer *kp;
 
+	/*
+	 * No peer is created or destroyed meanwhile (so none is counted
+	 * twice or not at all), and each peer's counters are read under
+	 * the lock they change under.
+	 */
 	spin_lock_bh(&tp->peers_lock);
-	srd_engine_counters(tp->engine, out);
+	srd_engine_own_counters(tp->engine, out);
+	list_for_each_entry(kp, &tp->peer_list, list) {
+		spin_lock(&kp->lock);
+		if (!kp->dead)
+			srd_peer_counters_add(kp->peer, out);
+		spin_unlock(&kp->lock);
+	}
 	spin_unlock_bh(&tp->peers_lock);
 }
 
