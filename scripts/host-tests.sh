@@ -85,6 +85,26 @@ test_srd_perf_page_documents_every_option() {
 	return $rc
 }
 
+# Everything a user reads a name of is in docs/ (or README.md): every
+# counter (the device's and the engine's struct srd_counters), module
+# parameter, and symbol libsrd and softsrd's libefa export.  A name added
+# without its documentation fails here.
+t test_docs_name_every_counter_parameter_and_symbol
+test_docs_name_every_counter_parameter_and_symbol() {
+	local n rc=0 docs=("$TOP"/docs/*.md "$TOP/README.md") names=()
+	names+=($(sed -n '/^struct srd_counters {/,/^};/p' "$TOP/engine/srd_engine.h" |
+		grep -o 'uint64_t [a-z0-9_, ]*;' | sed 's/uint64_t//; s/[,;]/ /g'))
+	names+=($(grep -o '\.name = "[a-z0-9_]*"' "$TOP/kernel/counters.c" | sed 's/.*"\(.*\)"/\1/'))
+	names+=($(grep -ho 'module_param\(_named\)\?([a-z0-9_]*' "$TOP"/kernel/*.c | sed 's/.*(//'))
+	names+=($(grep -ho '\b\(srddv\|efadv\)_[a-z0-9_]*;' "$TOP/provider/libsrd.map" \
+		"$TOP/efa-compat/libefa.map" | tr -d ';'))
+	[ ${#names[@]} -ge 60 ] || { echo "# found only ${#names[@]} names: the patterns broke"; return 1; }
+	for n in "${names[@]}"; do
+		grep -qw -- "$n" "${docs[@]}" || { echo "# docs/ never name $n"; rc=1; }
+	done
+	return $rc
+}
+
 # --- provider ----------------------------------------------------------
 t test_provider_refuses_other_rdma_core
 test_provider_refuses_other_rdma_core() {
