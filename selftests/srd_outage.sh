@@ -10,7 +10,10 @@
 #    with IBV_WC_RESP_TIMEOUT_ERR (vendor_err 18) after the budget, which
 #    is measured, nothing is delivered twice or lost silently, and the
 #    devices work again once the links are back, also when the outage
-#    comes in the middle of traffic.
+#    comes in the middle of traffic;
+#  - all links down for longer than a receiver waits, in the middle of a
+#    message: the receiver aborts the part it holds (srd_rx_msg_timeouts),
+#    its receive completes REM_ABORT.
 # The outages are timed in the background while srd_perf runs, and each
 # is checked to have fallen within the traffic.
 . "$(dirname "$0")/lib.sh"
@@ -205,6 +208,24 @@ perf_clean "4 s outage" "$PAIR_CLIENT_OUT" 1 "" +
 expect_eq "4 s outage: vendor_err of the error completions" 18 \
 	"$(error_vendors "$PAIR_CLIENT_OUT")"
 expect_grew "4 s outage" "$DEV_A" srd_peer_unreachable "$unr"
+
+# Cut off in the middle of 1 MiB messages for longer than a receiver
+# waits: a gives those sends up after its retry budget; b, holding part of
+# a message, aborts the receive once no segment came for
+# resp_timeout_us (5 s; srd_rx_msg_timeouts) and completes it
+# IBV_WC_REM_ABORT_ERR (vendor_err 17) instead of keeping it, and the
+# memory it pins, for good.  The sends after the outage go through.
+tmo=$(hw_counter "$DEV_B" srd_rx_msg_timeouts)
+when_traffic 50 fabric_down 7
+TRAFFIC_START=${EPOCHREALTIME/./}
+traffic -s 1048576 -T 10 -D 2 -q 4 -e
+event_ok "a 7 s outage in the middle of 1 MiB messages" 500
+perf_clean "a 7 s outage mid-message" "$PAIR_CLIENT_OUT" 1 "" +
+[ "$PERF_MSGS" -gt 0 ] || fail "7 s outage mid-message: no send succeeded after it"
+expect_grew "7 s outage mid-message" "$DEV_B" srd_rx_msg_timeouts "$tmo"
+grep -q 'error completion: .*(vendor_err 17) .*(receive)' <<<"$PAIR_SERVER_OUT" ||
+	fail "7 s outage mid-message: b's receive did not complete REM_ABORT"
+echo "ok: b aborted the receive its sender never finished (vendor_err 17)"
 
 # And the devices work as before.
 traffic -s 64,65536 -n 20 -q 2
