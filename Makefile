@@ -42,7 +42,7 @@ SYSCONFDIR ?= /etc
 
 KSRC := $(notdir $(wildcard $(TOP)/kernel/*.c $(TOP)/kernel/*.h)) Kbuild
 # The SRD engine: the module compiles the same files as the host tests.
-ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h))
+ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h)) sources.mk
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider efa-compat tools selftests man check check-debug demo vm-shell \
