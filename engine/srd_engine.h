@@ -228,6 +228,22 @@ struct srd_counters {
 	uint64_t rx_drop_unsolicited;	/* right tag, but no peer for it to act on */
 };
 
+/*
+ * The counters by name, in the struct's order, for the OS's tables of
+ * them (the kernel shows each as hw_counter "srd_" NAME).  A counter is a
+ * field above, an entry of srd_counter_descs (engine/peer.c) and one more
+ * here; the build fails until all three agree, and a host test until
+ * docs/protocol.md names it.
+ */
+#define SRD_ENGINE_NUM_COUNTERS	41
+
+struct srd_counter_desc {
+	const char *name;
+	uint32_t offset;	/* of its uint64_t in struct srd_counters */
+};
+
+extern const struct srd_counter_desc srd_counter_descs[SRD_ENGINE_NUM_COUNTERS];
+
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */
 enum srd_path_state {
 	SRD_PATH_ACTIVE = 0,

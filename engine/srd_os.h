@@ -20,6 +20,8 @@
 
 #define srd_memcpy(d, s, n)	__builtin_memcpy((d), (s), (n))
 #define srd_memset(d, c, n)	__builtin_memset((d), (c), (n))
+#define srd_offsetof(t, m)	__builtin_offsetof(t, m)
+#define SRD_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 
 /* Big-endian loads and stores, byte by byte: no alignment assumptions. */
 static inline uint16_t srd_get_be16(const uint8_t *p)

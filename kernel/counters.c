@@ -6,7 +6,7 @@
 
 #include "srd.h"
 
-static const struct rdma_stat_desc srd_counter_descs[SRD_NUM_COUNTERS] = {
+static const struct rdma_stat_desc srd_dev_counter_descs[SRD_NUM_COUNTERS] = {
 	[SRD_CNT_PDS].name = "pds",
 	[SRD_CNT_CQS].name = "cqs",
 	[SRD_CNT_QPS].name = "qps",
@@ -34,38 +34,13 @@ static const struct rdma_stat_desc srd_counter_descs[SRD_NUM_COUNTERS] = {
 };
 
 /*
- * The SRD engine's counters (struct srd_counters), summed over the
- * device's peers, shown after the device's own with an "srd_" prefix.
+ * The SRD engine's counters (struct srd_counters, srd_counter_descs),
+ * summed over the device's peers, shown after the device's own with an
+ * "srd_" prefix.
  */
-#define SRD_ECTR(field) { "srd_" #field, offsetof(struct srd_counters, field) }
+static char srd_engine_names[SRD_ENGINE_NUM_COUNTERS][32];
 
-static const struct {
-	const char *name;
-	size_t offset;
-} srd_engine_ctrs[] = {
-	SRD_ECTR(tx_pkts), SRD_ECTR(tx_bytes),
-	SRD_ECTR(rx_pkts), SRD_ECTR(rx_bytes),
-	SRD_ECTR(tx_data_pkts), SRD_ECTR(rx_data_pkts),
-	SRD_ECTR(retransmits), SRD_ECTR(rto_expired),
-	SRD_ECTR(fast_retransmits), SRD_ECTR(spurious_retransmits),
-	SRD_ECTR(duplicates), SRD_ECTR(out_of_order),
-	SRD_ECTR(acks_sent), SRD_ECTR(acks_received),
-	SRD_ECTR(naks_sent), SRD_ECTR(naks_received),
-	SRD_ECTR(rnr_naks_sent), SRD_ECTR(rnr_naks_received),
-	SRD_ECTR(hellos_sent), SRD_ECTR(hellos_received),
-	SRD_ECTR(cwnd_stalls), SRD_ECTR(tx_window_stalls),
-	SRD_ECTR(path_switches), SRD_ECTR(path_recoveries),
-	SRD_ECTR(peer_restarts), SRD_ECTR(peer_unreachable),
-	SRD_ECTR(msgs_sent), SRD_ECTR(msgs_failed), SRD_ECTR(msgs_delivered),
-	SRD_ECTR(rx_drop_bad_hdr), SRD_ECTR(rx_drop_stale_epoch),
-	SRD_ECTR(rx_drop_out_of_window), SRD_ECTR(alloc_failures),
-	SRD_ECTR(rdma_writes_in), SRD_ECTR(rdma_reads_in),
-	SRD_ECTR(rdma_access_naks), SRD_ECTR(resp_timeouts),
-	SRD_ECTR(tail_probes), SRD_ECTR(rx_msg_timeouts),
-	SRD_ECTR(stateless_replies), SRD_ECTR(rx_drop_unsolicited),
-};
-
-#define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + ARRAY_SIZE(srd_engine_ctrs))
+#define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + SRD_ENGINE_NUM_COUNTERS)
 
 static struct rdma_stat_desc srd_all_descs[SRD_ALL_COUNTERS];
 
@@ -95,10 +70,10 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < SRD_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
 	srd_transport_counters(sdev, &ec);
-	for (i = 0; i < ARRAY_SIZE(srd_engine_ctrs); i++)
+	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++)
 		stats->value[SRD_NUM_COUNTERS + i] =
 			*(const u64 *)((const u8 *)&ec +
-				       srd_engine_ctrs[i].offset);
+				       srd_counter_descs[i].offset);
 	return SRD_ALL_COUNTERS;
 }
 
@@ -107,8 +82,12 @@ void srd_counters_init(void)
 {
 	int i;
 
-	memcpy(srd_all_descs, srd_counter_descs, sizeof(srd_counter_descs));
-	for (i = 0; i < ARRAY_SIZE(srd_engine_ctrs); i++)
-		srd_all_descs[SRD_NUM_COUNTERS + i].name =
-			srd_engine_ctrs[i].name;
+	memcpy(srd_all_descs, srd_dev_counter_descs, sizeof(srd_dev_counter_descs));
+	for (i = 0; i < SRD_NUM_COUNTERS; i++)
+		WARN(!srd_all_descs[i].name, "rdma_srd: device counter %d has no name\n", i);
+	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
+		snprintf(srd_engine_names[i], sizeof(srd_engine_names[i]), "srd_%s",
+			 srd_counter_descs[i].name);
+		srd_all_descs[SRD_NUM_COUNTERS + i].name = srd_engine_names[i];
+	}
 }

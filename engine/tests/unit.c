@@ -1216,6 +1216,37 @@ static void inject(struct pair *pr, int to, const uint8_t *b, uint32_t len)
 	srd_peer_on_packet(pr->n[to]->peer, b, len);
 }
 
+/* srd_counter_descs names each counter of struct srd_counters once. */
+static void test_counter_descs_cover_the_struct(void)
+{
+	unsigned char seen[SRD_ENGINE_NUM_COUNTERS] = { 0 };
+	uint32_t i, j, slot;
+
+	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
+		const struct srd_counter_desc *d = &srd_counter_descs[i];
+
+		CHECK(d->name && d->name[0], "counter %u has no name", i);
+		CHECK(d->offset % sizeof(uint64_t) == 0 &&
+		      d->offset < sizeof(struct srd_counters),
+		      "%s: offset %u", d->name, d->offset);
+		slot = d->offset / sizeof(uint64_t);
+		CHECK(slot < SRD_ENGINE_NUM_COUNTERS && !seen[slot]++,
+		      "%s: a field named twice", d->name);
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(d->name, srd_counter_descs[j].name),
+			      "%s named twice", d->name);
+	}
+	/* The struct's order, which is the order tools show them in. */
+	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++)
+		CHECK(srd_counter_descs[i].offset == i * sizeof(uint64_t),
+		      "%s out of the struct's order", srd_counter_descs[i].name);
+	CHECK(srd_counter_descs[0].offset ==
+	      offsetof(struct srd_counters, tx_pkts) &&
+	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
+	      offsetof(struct srd_counters, rx_drop_unsolicited),
+	      "first and last");
+}
+
 static void test_siphash_vectors(void)
 {
 	uint8_t key[16], m[15];
@@ -1990,6 +2021,7 @@ static const struct test tests[] = {
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
 	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
 	{ "siphash_vectors", test_siphash_vectors },
+	{ "counter_descs_cover_the_struct", test_counter_descs_cover_the_struct },
 	{ "forged_hello_no_restart", test_forged_hello_no_restart },
 	{ "forged_slide_never_acks_undelivered", test_forged_slide_never_acks_undelivered },
 	{ "stray_stateless", test_stray_stateless },
