@@ -11,7 +11,17 @@ KSFT_SKIP=4
 
 SRD_TOP=${SRD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
+# pp CMD...: a step the test cannot go on without: echoed and run; if it
+# fails, so does the test, naming the step, instead of failing later for
+# a reason that hides it.  try CMD...: echoed and run, its status left to
+# the caller (CMD || fail "...", || failed+=(...), || skip "...").
 pp() {
+	echo "+ $*"
+	"$@" && return 0
+	fail "a step failed (exit $?): $*"
+}
+
+try() {
 	echo "+ $*"
 	"$@"
 }
@@ -350,9 +360,9 @@ reload_module() {
 	[ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] ||
 		skip "SRD_MODULE (the .ko to reload) is not set"
 	if [ -d /sys/module/rdma_srd ]; then
-		pp rmmod rdma_srd || fail "rmmod rdma_srd failed"
+		try rmmod rdma_srd || fail "rmmod rdma_srd failed"
 	fi
-	pp insmod "$SRD_MODULE" "$@" || fail "insmod $SRD_MODULE $* failed"
+	try insmod "$SRD_MODULE" "$@" || fail "insmod $SRD_MODULE $* failed"
 }
 
 # run_pair PORT SERVER_NS CLIENT_NS SERVER_CMD... -- CLIENT_CMD...: start
@@ -430,7 +440,7 @@ ecmp_hosts() {
 		nh2+=(nexthop via "10.2.$i.1")
 	done
 	for ns in "$NS_A" "$NS_R1" "$NS_R2" "$NS_B"; do
-		pp ip netns add "$ns" || fail "ip netns add $ns"
+		try ip netns add "$ns" || fail "ip netns add $ns"
 		SRD_NETNS+=("$ns")
 	done
 	# One ip process per namespace: under TCG each process costs.
@@ -477,7 +487,7 @@ ecmp_hosts() {
 		route add 10.3.0.0/24 ${nh1[*]}
 	EOF
 	for ns in "$NS_R1" "$NS_R2"; do
-		pp ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+		try ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
 			net.ipv4.fib_multipath_hash_policy=1 || fail "sysctl in $ns"
 	done
 	ecmp_add_srd
@@ -506,8 +516,8 @@ ecmp_add_srd() {
 
 # ecmp_del_srd: remove both srd devices of ecmp_hosts.
 ecmp_del_srd() {
-	pp rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
-	pp rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
+	try rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
+	try rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
 }
 
 # netem NS DEVS NETEM_ARGS...: the same netem qdisc on each of the netdevs
@@ -531,7 +541,7 @@ netem() {
 SRD_DEBUGFS_MOUNTED=
 debugfs_mount() {
 	mountpoint -q /sys/kernel/debug && return
-	pp mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs"
+	try mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs"
 	SRD_DEBUGFS_MOUNTED=1
 }
 

@@ -13,7 +13,7 @@ two_hosts ssy
 n=100
 log=$(mktemp /tmp/srd_cq_syscalls.XXXXXX)
 trap 'rm -f "$log"; srd_cleanup' EXIT
-pp strace -f -qq -o "$log" "$bin" --syscalls $n "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
+try strace -f -qq -o "$log" "$bin" --syscalls $n "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
 	fail "srd_cq --syscalls reported failures"
 
 # stretch NAME: "TOTAL name=count ..." for the calls between NAME's markers.

@@ -38,8 +38,8 @@ trap mpi_cleanup EXIT
 netns_mode exclusive
 set_limits efa
 two_hosts sem 9000
-pp rdma dev set "$DEV_A" netns "$NS_A" || fail "cannot move $DEV_A into $NS_A"
-pp rdma dev set "$DEV_B" netns "$NS_B" || fail "cannot move $DEV_B into $NS_B"
+try rdma dev set "$DEV_A" netns "$NS_A" || fail "cannot move $DEV_A into $NS_A"
+try rdma dev set "$DEV_B" netns "$NS_B" || fail "cannot move $DEV_B into $NS_B"
 expect_eq "the devices $NS_A sees" "$DEV_A" "$(ip netns exec "$NS_A" rdma dev show | awk '{ print $2 }' | tr -d :)"
 expect_eq "the devices $NS_B sees" "$DEV_B" "$(ip netns exec "$NS_B" rdma dev show | awk '{ print $2 }' | tr -d :)"
 # Both in their namespaces now; cleanup deletes them from there.

@@ -41,7 +41,7 @@ efadv efa efe
 # call goes to the system's libefa, which says it is no EFA device in its
 # log; with no system libefa to ask, the same errors.
 require_cmd unshare
-pp modprobe rdma_rxe || skip "no rdma_rxe module"
+try modprobe rdma_rxe || skip "no rdma_rxe module"
 # An rxe AH needs a neighbour: the veth's other end, in a namespace.
 new_netns efx_b
 pp ip link add efx0 type veth peer name efx1 netns efx_b
@@ -53,7 +53,7 @@ pp ip -n efx_b link set efx1 up
 # A permanent entry: the resolution does not wait for ARP.
 mac=$(ip -n efx_b -o link show efx1 | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 pp ip neigh replace 10.202.0.2 lladdr "$mac" dev efx0 nud permanent
-pp rdma link add rxe_efx type rxe netdev efx0 || fail "cannot add an rxe device"
+try rdma link add rxe_efx type rxe netdev efx0 || fail "cannot add an rxe device"
 SRD_LINKS+=(rxe_efx)
 log=$(mktemp /tmp/srd_efadv_log.XXXXXX)
 wait_for "rxe_efx has the GID of 10.202.0.1" 10 has_gid rxe_efx "$(gid_of_ipv4 10.202.0.1)"

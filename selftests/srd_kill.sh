@@ -72,11 +72,11 @@ done
 dmesg_clean "SIGKILL mid-traffic"
 
 # The devices are still usable after the kills.
-pp "$(srd_bin srd_traffic)" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
+try "$(srd_bin srd_traffic)" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
 	fail "traffic after the kills"
 
-pp rmmod rdma_srd || fail "rmmod rdma_srd after the kills failed"
+try rmmod rdma_srd || fail "rmmod rdma_srd after the kills failed"
 [ ! -d /sys/module/rdma_srd ] || fail "rdma_srd still loaded"
 dmesg_clean "rmmod after the kills"
-pp insmod "$SRD_MODULE" || fail "insmod after rmmod failed"
+try insmod "$SRD_MODULE" || fail "insmod after rmmod failed"
 exit $KSFT_PASS

@@ -18,7 +18,7 @@ slabs=$(awk '$1 ~ /srd/ { print $1 }' /proc/slabinfo | tr '\n' ' ')
 echo "softsrd slab caches: ${slabs:-none}"
 slab0=$(srd_slab_objs)
 dmesg_mark
-pp "$bin" -n 1000 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_lifecycle reported failures"
+try "$bin" -n 1000 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_lifecycle reported failures"
 if [ -n "$slabs" ]; then
 	# Freed objects may sit in per-CPU caches for a moment.
 	wait_for "active objects of softsrd slabs back to $slab0" 10 \

@@ -9,5 +9,5 @@ require_srd_module
 bin=$(srd_bin srd_mr)
 two_hosts smr
 dmesg_mark
-pp "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_mr reported failures"
+try "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_mr reported failures"
 dmesg_clean "srd_mr"

@@ -49,9 +49,9 @@ error_vendors() {
 
 # restart_b: b's srd device deleted and made again on the same netdev.
 restart_b() {
-	pp rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
+	try rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
 	srd_link_gone "$DEV_B" || fail "$DEV_B still there after rdma link del"
-	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb ||
+	try ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb ||
 		fail "rdma link add $DEV_B again"
 	wait_for "$DEV_B again has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP_B)"
 }

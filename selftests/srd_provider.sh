@@ -10,5 +10,5 @@ require_srd_module
 bin=$(srd_bin srd_provider)
 two_hosts spv
 dmesg_mark
-pp "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_provider reported failures"
+try "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_provider reported failures"
 dmesg_clean "srd_provider"

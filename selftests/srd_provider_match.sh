@@ -22,8 +22,8 @@ out=$(ibv_devinfo -d renamed7 2>&1)
 expect_match "ibv_devinfo opens it after a rename" 'PORT_ACTIVE' "$out"
 
 rxe_loaded=$([ -d /sys/module/rdma_rxe ] && echo 1 || echo 0)
-pp modprobe rdma_rxe || fail "modprobe rdma_rxe (Debian's kernels ship it)"
-pp rdma link add rxe_pm0 type rxe netdev sq1 || fail "rdma link add rxe_pm0"
+try modprobe rdma_rxe || fail "modprobe rdma_rxe (Debian's kernels ship it)"
+try rdma link add rxe_pm0 type rxe netdev sq1 || fail "rdma link add rxe_pm0"
 SRD_LINKS+=(rxe_pm0)
 out=$(ibv_devices 2>&1) || fail "ibv_devices with an rxe device present failed ($?): $out"
 echo "$out"

@@ -32,19 +32,19 @@ done
 echo "uverbs nodes: ${uverbs_modes[*]}"
 unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 # The mode is what lets uid 65534 in: 0600 keeps it out.
-pp chmod 0600 "${nodes[@]}" || fail "chmod 0600"
+try chmod 0600 "${nodes[@]}" || fail "chmod 0600"
 expect_fail_with "uid 65534 opens $DEV_A with its uverbs node 0600" \
 	"cannot open" "${unpriv[@]}" "$bin" --probe "$DEV_A"
-pp chmod 0666 "${nodes[@]}" || fail "chmod 0666"
-pp "${unpriv[@]}" "$bin" --probe "$DEV_A" || fail "uid 65534 cannot open $DEV_A at 0666"
+try chmod 0666 "${nodes[@]}" || fail "chmod 0666"
+try "${unpriv[@]}" "$bin" --probe "$DEV_A" || fail "uid 65534 cannot open $DEV_A at 0666"
 
 dmesg_mark
 failed=()
-pp "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=(IPv4)
+try "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=(IPv4)
 # The address family matters to the datapath only: data (an IPv6 header
 # is 20 bytes longer: full packets must still fit the MTU), and the MRs
 # going mid-flight.
-pp "$bin" -c 2,4 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
+try "$bin" -c 2,4 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
 dmesg_clean "srd_rdma"
 [ ${#failed[@]} -eq 0 ] || fail "srd_rdma reported failures over ${failed[*]}"
 exit $KSFT_PASS

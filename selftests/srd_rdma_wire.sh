@@ -192,7 +192,7 @@ expect_eq "target memory after writes of its own pattern" intact "$(tgt check)"
 # --- 2. the attacker, on a's address ----------------------------------------
 
 echo "# legitimate traffic checked after ${SECONDS}s"
-pp rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
+try rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
 forge hello
 
 # The positive control: the forged format is right, and check would see it.

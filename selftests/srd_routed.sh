@@ -66,7 +66,7 @@ dmesg_mark
 # Each run makes new QPs, so a new (source QPN, destination QPN) pair and
 # with it a new UDP source port.
 for f in $(seq 1 $FLOWS); do
-	out=$(pp "$bin" -c $MSGS -s 512 srd_rta 10.1.0.1 srd_rtb 10.3.0.2) ||
+	out=$(try "$bin" -c $MSGS -s 512 srd_rta 10.1.0.1 srd_rtb 10.3.0.2) ||
 		{ echo "$out"; fail "flow $f: srd_traffic across the routers failed"; }
 	expect_match "flow $f: all $MSGS messages arrived intact across the routers" \
 		"sent $MSGS received $MSGS intact $MSGS" "$out"

@@ -65,7 +65,7 @@ for c in rx_drop_bad_hdr rx_packets tx_packets rx_drop_qkey cq_overflows; do
 		missed+=("'rdma statistic show link $DEV_B/1' lacks $c $(hw_counter "$DEV_B" $c)")
 done
 
-pp "$bin" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "traffic after the garbage"
+try "$bin" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "traffic after the garbage"
 dmesg_clean "non-SRD datagrams"
 [ ${#missed[@]} -eq 0 ] ||
 	fail "$(printf '%s; ' "${missed[@]}")"

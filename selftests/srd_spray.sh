@@ -157,7 +157,7 @@ echo "ok: the device is made again with sane parameters"
 # A refused add must leave no hold on the netdev: with one, deleting it
 # waits forever ("unregister_netdevice: waiting for va to become free").
 # Deleting it takes the device with it.
-pp timeout 60 ip -n "$NS_A" link del va ||
+try timeout 60 ip -n "$NS_A" link del va ||
 	fail "deleting va did not complete: a refused rdma link add kept a hold on it"
 wait_for "$DEV_A gone with its netdev" 10 srd_link_gone "$DEV_A"
 echo "ok: va is deleted: the refused adds left no hold on it"

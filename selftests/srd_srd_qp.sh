@@ -15,10 +15,10 @@ bin=$(srd_bin srd_srd_qp)
 two_hosts ssq
 dmesg_mark
 failed=()
-pp "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=(IPv4)
+try "$bin" "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=(IPv4)
 # Creation, the errors and the peer's destruction do not depend on the
 # address family: the IPv6 run keeps to the datapath (and the time limit).
-pp "$bin" -c 2,3,4,7 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
+try "$bin" -c 2,3,4,7 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
 # The completions on the other CPU than the poster's, as between hosts:
 # RPS moves both veths' receive processing (the ACKs) to CPU 1, the
 # program stays on CPU 0.  Without it the ACK that completes a send is
@@ -27,7 +27,7 @@ pp "$bin" -c 2,3,4,7 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || failed+=(IPv6)
 if [ "$(nproc)" -ge 2 ]; then
 	pp ip netns exec "$NS_A" sh -c "echo 2 >/sys/class/net/$IF_A/queues/rx-0/rps_cpus"
 	pp ip netns exec "$NS_B" sh -c "echo 2 >/sys/class/net/$IF_B/queues/rx-0/rps_cpus"
-	pp taskset -c 0 "$bin" -c 8 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=("IPv4 on two CPUs")
+	try taskset -c 0 "$bin" -c 8 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || failed+=("IPv4 on two CPUs")
 fi
 dmesg_clean "srd_srd_qp"
 [ ${#failed[@]} -eq 0 ] || fail "srd_srd_qp reported failures over ${failed[*]}"

@@ -43,11 +43,11 @@ declare -A before
 for c in $CTRS; do before[$c]=$(total "$c"); done
 echo "+ echo 1 > $T/events/rdma_srd/enable"
 echo 1 >"$T/events/rdma_srd/enable"
-pp ip netns exec "$NS_A" tc qdisc add dev "$IF_A" root netem loss 5% || skip "no netem"
+try ip netns exec "$NS_A" tc qdisc add dev "$IF_A" root netem loss 5% || skip "no netem"
 perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -W 30 -- -d "$DEV_A" -W 30 -s 16384 -n 100 "$IP4_B"
 perf_clean "traffic under 5 % loss, traced" "$PAIR_CLIENT_OUT" 1 100 0
 pp ip netns exec "$NS_A" tc qdisc del dev "$IF_A" root
-pp "$srdqp" -c 5 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_srd_qp case 5"
+try "$srdqp" -c 5 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "srd_srd_qp case 5"
 sleep 1		# the last ACKs
 echo 0 >"$T/events/rdma_srd/enable"
 trc=$(mktemp /tmp/srd_trace.XXXXXX)

@@ -25,12 +25,12 @@ csum_errors() {
 for v in 4 6; do
 	if [ $v = 4 ]; then ipa=$IP4_A ipb=$IP4_B; else ipa=$IP6_A ipb=$IP6_B; fi
 	e0=$(csum_errors "$NS_B" $v)
-	pp "$bin" -c 50 -s 1000 "$DEV_A" "$ipa" "$DEV_B" "$ipb" || fail "IPv$v: clean traffic"
+	try "$bin" -c 50 -s 1000 "$DEV_A" "$ipa" "$DEV_B" "$ipb" || fail "IPv$v: clean traffic"
 	expect_eq "IPv$v: checksum errors after clean traffic" "$e0" "$(csum_errors "$NS_B" $v)"
 
-	pp ip netns exec "$NS_A" tc qdisc add dev "$IF_A" root netem corrupt 100% ||
+	try ip netns exec "$NS_A" tc qdisc add dev "$IF_A" root netem corrupt 100% ||
 		skip "netem is not available"
-	out=$(pp "$bin" -l -c 30 -s 1000 "$DEV_A" "$ipa" "$DEV_B" "$ipb") ||
+	out=$(try "$bin" -l -c 30 -s 1000 "$DEV_A" "$ipa" "$DEV_B" "$ipb") ||
 		{ echo "$out"; fail "IPv$v: a corrupted message was delivered"; }
 	echo "$out"
 	pp ip netns exec "$NS_A" tc qdisc del dev "$IF_A" root

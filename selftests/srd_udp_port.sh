@@ -24,8 +24,8 @@ udp_bound() {
 
 check_port() {
 	local port=$1 other=$2 ns
-	pp "$bin" -c 30 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "IPv4 traffic on port $port"
-	pp "$bin" -c 30 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || fail "IPv6 traffic on port $port"
+	try "$bin" -c 30 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "IPv4 traffic on port $port"
+	try "$bin" -c 30 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || fail "IPv6 traffic on port $port"
 	for ns in "$NS_A" "$NS_B"; do
 		ip netns exec "$ns" ss -Huan
 		udp_bound "$ns" "$port" || fail "no UDP socket on port $port in $ns"
