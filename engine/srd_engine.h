@@ -49,6 +49,9 @@ enum srd_engine_wire_op {
 	SRD_WOP_WRITE = 20,		/* RDMA write: DATA + RDMA extension */
 	SRD_WOP_READ_REQ = 21,		/* RDMA read request: the same, no payload */
 	SRD_WOP_READ_RESP = 22,		/* RDMA read response: DATA + request id */
+	/* The range the OS hands to the engine: a new opcode moves LAST. */
+	SRD_WOP_FIRST = SRD_WOP_DATA,
+	SRD_WOP_LAST = SRD_WOP_READ_RESP,
 };
 
 enum srd_engine_wire_flags {

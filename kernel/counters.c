@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softsrd: device counters, read through hw_counters in sysfs and
- * "rdma statistic".  docs/architecture.md says what each one counts.
+ * "rdma statistic".  docs/architecture.md says what the device's count,
+ * docs/protocol.md what the SRD engine's (srd_*) count.
  */
 
 #include "srd.h"

@@ -544,7 +544,7 @@ static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
 }
 
 /*
- * A transport packet (opcodes 16-22) for @sdev, from the remote @sgid to
+ * A transport packet (SRD_WOP_FIRST..SRD_WOP_LAST) for @sdev, from the remote @sgid to
  * our @dgid, its SRD header at @hdr_offset.  Softirq context; the caller
  * frees the skb.  A remote with no peer gets one only once it has shown
  * that it receives at its address: the engine decides, keeping nothing.

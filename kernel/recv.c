@@ -218,8 +218,8 @@ void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 	u32 hdr_len;
 
 	/* SRD transport packets go to the engine, which checks the rest. */
-	if (common[0] == SRD_WIRE_VERSION && common[1] >= SRD_OP_SRD_FIRST &&
-	    common[1] <= SRD_OP_SRD_LAST) {
+	if (common[0] == SRD_WIRE_VERSION && common[1] >= SRD_WOP_FIRST &&
+	    common[1] <= SRD_WOP_LAST) {
 		srd_transport_recv(sdev, skb, hdr_offset, sgid, dgid);
 		return;
 	}

@@ -133,7 +133,7 @@ enum srd_counter {
 /*
  * The UDP sockets of one network namespace, shared by every srd device
  * whose netdev lives there.  Each device holds a reference from newlink to
- * dealloc_driver; the namespace's pre-exit removes the devices first, so
+ * dealloc_driver; the namespace's exit removes the devices first, so
  * the sockets never outlive the namespace.  sock6 is NULL when IPv6 is
  * disabled.
  */

@@ -6,9 +6,11 @@
 #ifndef _SRD_WIRE_H
 #define _SRD_WIRE_H
 
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
-#define SRD_WIRE_VERSION	2
+/* SRD_WIRE_VERSION and the SRD transport's opcodes are the engine's. */
+#include "engine/srd_engine.h"
 
 /* The default UDP port: not 4791, which belongs to RoCEv2 and rxe. */
 #define SRD_DEFAULT_UDP_PORT	4792
@@ -42,11 +44,12 @@ struct srd_wire_hdr {
 #define SRD_WIRE_HDR_BYTES	sizeof(struct srd_wire_hdr)
 
 /*
- * Every version-1 header starts with version, opcode, flags and
- * hdr_len_words.  Opcodes 16-19 are the SRD transport's (engine/wire.c).
+ * Every header starts with version, opcode, flags and hdr_len_words.
+ * Opcodes SRD_WOP_FIRST..SRD_WOP_LAST are the SRD transport's
+ * (engine/wire.c); the UD ones must stay below them.
  */
 #define SRD_WIRE_COMMON_BYTES	4
-#define SRD_OP_SRD_FIRST	16
-#define SRD_OP_SRD_LAST		22
+static_assert((int)SRD_OP_UD_SEND_WITH_IMM < (int)SRD_WOP_FIRST,
+	      "UD opcodes overlap the SRD transport's");
 
 #endif /* _SRD_WIRE_H */
