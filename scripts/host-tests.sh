@@ -332,6 +332,17 @@ test_engine_simulator() {
 	engine_tap "$tmp/sim.tap" $?
 }
 
+t test_forger_matches_the_engine_encoder
+test_forger_matches_the_engine_encoder() {
+	local out
+	# The VM tests attack with srd_forge.py's own encoding: it must be
+	# the engine's, byte for byte, for a header of every opcode.
+	engine_make "$BUILD/engine/wire_vectors" || return 1
+	out=$("$BUILD/engine/wire_vectors" | python3 "$TOP/selftests/srd_forge.py" check-vectors) ||
+		{ echo "$out" | sed 's/^/# /'; return 1; }
+	[[ "$out" == *"RESULT mode=check-vectors ok=1 opcodes=7 "* ]] || { echo "# $out"; return 1; }
+}
+
 t test_engine_asan_ubsan
 test_engine_asan_ubsan() {
 	engine_make "$BUILD/engine/unit-asan" "$BUILD/engine/sim-asan" || return 1

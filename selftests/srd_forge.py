@@ -16,6 +16,7 @@ struct.pack, big-endian.
   srd_forge.py [opts] TARGET_IP serve
   srd_forge.py sniff IFACE SECONDS [--out-only] [--expect-ops 16,17,...]
   srd_forge.py dissect PCAP LUA --local IP
+  srd_forge.py check-vectors < VECTORS
 
 opts: --src IP (the address to send from and receive on: required),
 --port P (the SRD UDP port, default 4792), --target "LINE" (the line
@@ -103,6 +104,13 @@ port of --src, as any unprivileged user can, receiving nothing:
                 (out: from IP, in: to it), opcode and NAK reason, and the
                 retransmissions, for the caller to hold against counters.
 
+  check-vectors
+                the engine's own encoding of a header of every opcode
+                (engine/tests/wire_vectors, on stdin): this file must
+                encode the same fields to the same bytes, decode them back
+                to the same fields, and find no violation in them (the
+                forger and the engine cannot drift apart).
+
 Each mode ends with a line "RESULT mode=... ok=0|1 ..." and exits 0 when
 ok=1, 1 otherwise (2: usage).
 """
@@ -167,9 +175,21 @@ def hello(src_epoch, dst_epoch):
     return common(HELLO, 0, HDR[HELLO], src_epoch, dst_epoch)
 
 
-def ack(src_epoch, dst_epoch, ack_psn, sack=b"\0" * 16):
-    return common(ACK, 0, HDR[ACK], src_epoch, dst_epoch) + \
-        struct.pack(">II16sI", ack_psn, 0, sack, 0)
+def ack(src_epoch, dst_epoch, ack_psn, sack=b"\0" * 16, delay_us=0, dup_psn=None):
+    """dup_psn: an ACK with the DUP flag, naming it."""
+    flags = 0 if dup_psn is None else F_ACK_DUP
+    return common(ACK, flags, HDR[ACK], src_epoch, dst_epoch) + \
+        struct.pack(">II16sI", ack_psn, delay_us, sack, dup_psn or 0)
+
+
+def nak(src_epoch, dst_epoch, psn, msg_id, attempt, reason):
+    return common(NAK, 0, HDR[NAK], src_epoch, dst_epoch) + \
+        struct.pack(">IIBBH", psn, msg_id, attempt, reason, 0)
+
+
+def resp_fields(req_msg_id, req_attempt):
+    """READ_RESP's bytes 52..59, after the DATA fields."""
+    return struct.pack(">IB3x", req_msg_id, req_attempt)
 
 
 # --- parsing and checking ----------------------------------------------------
@@ -298,9 +318,9 @@ def checker_selftest():
     data = dfl(DATA, F_ACK_NOW, 10, 10) + b"d" * 10
     wr = dfl(WRITE, F_ACK_NOW, 64, 64) + rdma_fields(0x1000, 5, 64, 0, 64) + b"w" * 64
     rq = dfl(READ_REQ, F_ACK_NOW, 0, 0) + rdma_fields(0x1000, 5, 64, 0, 64)
-    rs = dfl(READ_RESP, 0, 64, 64, qkey=0) + struct.pack(">IB3x", 9, 0) + b"r" * 64
-    ak = common(ACK, 0, 40, e1, e2) + struct.pack(">II16sI", 7, 0, b"\0" * 16, 0)
-    nk = common(NAK, 0, 24, e1, e2) + struct.pack(">IIBBH", 7, 9, 0, 6, 0)
+    rs = dfl(READ_RESP, 0, 64, 64, qkey=0) + resp_fields(9, 0) + b"r" * 64
+    ak = ack(e1, e2, 7)
+    nk = nak(e1, e2, 7, 9, 0, 6)
     hl = hello(e1, 0)
 
     def spoil(b, off, val):
@@ -1113,6 +1133,70 @@ def mode_dissect(pcap, lua, local, port):
     return 0 if ok else 1
 
 
+def mode_check_vectors(lines):
+    """The engine's own encoding of one header per opcode
+    (engine/tests/wire_vectors), a line each: this file must encode the
+    same fields to the same bytes, decode the engine's bytes to the same
+    fields, and find nothing in them a correct sender would not send."""
+    seen, bad = set(), 0
+    for line in lines:
+        words = line.split()
+        if not words:
+            continue
+        op = int(words[0])
+        kv = dict(w.split("=", 1) for w in words[1:])
+        hdr = bytes.fromhex(kv.pop("hdr"))
+        payload = int(kv.pop("payload"))
+        n = {k: int(v) for k, v in kv.items() if k != "sack"}
+        src, dst = n["src_tag"], n["dst_tag"]
+        if op in (DATA, WRITE, READ_REQ, READ_RESP):
+            mine = common(op, n["flags"], HDR[op], src, dst) + data_fields(
+                n["psn"], n["msg_id"], n["msg_base"], n["dst_qpn"], n["src_qpn"],
+                n["qkey"], n["imm"], n["msg_len"], n["offset"], n["seg_bytes"],
+                n["attempt"], n["path"])
+            if op in (WRITE, READ_REQ):
+                mine += rdma_fields(n["remote_addr"], n["rkey"], n["rdma_len"],
+                                    n["rdma_offset"], n["length"])
+            if op == READ_RESP:
+                mine += resp_fields(n["req_msg_id"], n["req_attempt"])
+        elif op == ACK:
+            mine = ack(src, dst, n["ack_psn"], bytes.fromhex(kv["sack"]),
+                       n["ack_delay_us"],
+                       n["dup_psn"] if n["flags"] & F_ACK_DUP else None)
+        elif op == NAK:
+            mine = nak(src, dst, n["psn"], n["msg_id"], n["attempt"], n["nak_reason"])
+        elif op == HELLO:
+            mine = hello(src, dst)
+        else:
+            mine = b""
+        problems = []
+        if mine != hdr:
+            problems.append("encoded %s, the engine %s" % (mine.hex(), hdr.hex()))
+        # Decoding: the engine's fields, as the dissector check reads them.
+        e = expected_fields(hdr)
+        names = {"src_tag": "src_tag", "dst_tag": "dst_tag", "flags": "flags",
+                 "imm": "imm_data", "seg_bytes": "seg_bytes"}
+        for k, v in n.items():
+            key = "softsrd." + names.get(k, k)
+            if key in e and e[key] != v:
+                problems.append("%s decoded %s, the engine wrote %s" % (k, e[key], v))
+            elif key not in e:
+                problems.append("%s: not decoded" % k)
+        _, v = check_packet(hdr + bytes(payload))
+        problems += v
+        seen.add(op)
+        for p in problems:
+            print("# %s: %s" % (OPNAMES.get(op, op), p), flush=True)
+            bad += 1
+    missing = {DATA, ACK, NAK, HELLO, WRITE, READ_REQ, READ_RESP} - seen
+    for op in sorted(missing):
+        print("# no vector for %s" % OPNAMES[op], flush=True)
+    ok = not bad and not missing
+    print("RESULT mode=check-vectors ok=%d opcodes=%d problems=%d" %
+          (int(ok), len(seen), bad), flush=True)
+    return 0 if ok else 1
+
+
 def usage():
     print(__doc__, file=sys.stderr)
     sys.exit(2)
@@ -1178,6 +1262,8 @@ def main(argv):
             args.append(a)
             i += 1
     port = int(opts["--port"])
+    if args == ["check-vectors"]:
+        return mode_check_vectors(sys.stdin)
     if args and args[0] == "dissect":
         if len(args) != 3 or "--local" not in opts:
             usage()

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * wire_vectors: one header of every SRD opcode, encoded by the engine
+ * (engine/wire.c), every field set to a distinct value a correct sender
+ * may send.  A line per packet:
+ *
+ *   OPCODE FIELD=VALUE... payload=N hdr=HEX
+ *
+ * selftests/srd_forge.py check-vectors reads them, encodes the same
+ * fields itself and must get the same bytes, and decodes the engine's
+ * bytes back to the same fields: the forger the VM tests attack with and
+ * the engine cannot drift apart (scripts/host-tests.sh).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../srd_internal.h"
+
+static void out(const char *fields, const struct srd_pkt *p, uint32_t payload,
+		const uint8_t *b, uint32_t len)
+{
+	uint32_t i;
+
+	printf("%u flags=%u src_tag=%u dst_tag=%u %s payload=%u hdr=", b[1],
+	       p->flags, p->src_epoch, p->dst_epoch, fields, payload);
+	for (i = 0; i < len; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+}
+
+static void data_fields(char *s, size_t n, const struct srd_pkt *p)
+{
+	snprintf(s, n, "psn=%u msg_id=%u msg_base=%u dst_qpn=%u src_qpn=%u "
+		 "qkey=%u imm=%u msg_len=%u offset=%u seg_bytes=%u attempt=%u path=%u",
+		 p->psn, p->msg_id, p->msg_base, p->dst_qpn, p->src_qpn, p->qkey,
+		 p->imm_data, p->msg_len, p->offset, p->seg_bytes, p->attempt,
+		 p->path);
+}
+
+int main(void)
+{
+	uint8_t b[SRD_HDR_MAX_BYTES];
+	struct srd_pkt p = {
+		.src_epoch = 0x11223344, .dst_epoch = 0x55667788,
+		.psn = 0x01020304, .msg_id = 0x0a0b0c0d, .msg_base = 0x0a0b0c00,
+		.dst_qpn = 0xabcdef, .src_qpn = 0x123456, .qkey = 0x11111111,
+		.imm_data = 0xdeadbeef, .msg_len = 3000, .offset = 2048,
+		.seg_bytes = 1024, .attempt = 3, .path = 7,
+	};
+	char f[512], g[768];
+	uint32_t len, i;
+
+	/* DATA: solicited, with immediate, ACK now; the last segment. */
+	p.flags = SRD_WF_DATA_SOLICITED | SRD_WF_DATA_HAS_IMM | SRD_WF_DATA_ACK_NOW;
+	len = srd_wire_put_data(b, &p);
+	data_fields(f, sizeof(f), &p);
+	out(f, &p, 952, b, len);
+
+	/* WRITE with immediate, retransmitted. */
+	p.flags = SRD_WF_DATA_HAS_IMM | SRD_WF_DATA_RETRANSMIT;
+	p.rdma = (struct srd_rdma_info){ .remote_addr = 0x123456789abcull,
+					 .rkey = 0x87654321, .rdma_len = 1u << 20,
+					 .rdma_offset = 4096, .length = 3000 };
+	len = srd_wire_put_rdma(b, &p, SRD_WOP_WRITE);
+	data_fields(f, sizeof(f), &p);
+	snprintf(g, sizeof(g), "%s remote_addr=%llu rkey=%u rdma_len=%u rdma_offset=%u length=%u",
+		 f, (unsigned long long)p.rdma.remote_addr, p.rdma.rkey,
+		 p.rdma.rdma_len, p.rdma.rdma_offset, p.rdma.length);
+	out(g, &p, 952, b, len);
+
+	/* READ_REQ: no payload, no immediate. */
+	p.flags = SRD_WF_DATA_ACK_NOW;
+	p.imm_data = 0;
+	p.msg_len = 0;
+	p.offset = 0;
+	p.rdma = (struct srd_rdma_info){ .remote_addr = 0xfedcba987654ull,
+					 .rkey = 0x13579bdf, .rdma_len = 73728,
+					 .rdma_offset = 8192, .length = 65536 };
+	len = srd_wire_put_rdma(b, &p, SRD_WOP_READ_REQ);
+	data_fields(f, sizeof(f), &p);
+	snprintf(g, sizeof(g), "%s remote_addr=%llu rkey=%u rdma_len=%u rdma_offset=%u length=%u",
+		 f, (unsigned long long)p.rdma.remote_addr, p.rdma.rkey,
+		 p.rdma.rdma_len, p.rdma.rdma_offset, p.rdma.length);
+	out(g, &p, 0, b, len);
+
+	/* READ_RESP: no qkey, answering request 0x0a0b0c0e attempt 2. */
+	p.flags = 0;
+	p.qkey = 0;
+	p.msg_len = 65536;
+	p.offset = 1024;
+	p.req_msg_id = 0x0a0b0c0e;
+	p.req_attempt = 2;
+	len = srd_wire_put_resp(b, &p);
+	data_fields(f, sizeof(f), &p);
+	snprintf(g, sizeof(g), "%s req_msg_id=%u req_attempt=%u", f, p.req_msg_id,
+		 p.req_attempt);
+	out(g, &p, 1024, b, len);
+
+	/* ACK with DUP, a SACK bitmap of distinct bytes. */
+	p.flags = SRD_WF_ACK_DUP;
+	p.ack_psn = 0x01020310;
+	p.ack_delay_us = 250;
+	p.dup_psn = 0x01020305;
+	for (i = 0; i < sizeof(p.sack); i++)
+		p.sack[i] = (uint8_t)(0x81 + 17 * i);
+	len = srd_wire_put_ack(b, &p);
+	snprintf(f, sizeof(f), "ack_psn=%u ack_delay_us=%u dup_psn=%u sack=", p.ack_psn,
+		 p.ack_delay_us, p.dup_psn);
+	for (i = 0; i < sizeof(p.sack); i++)
+		snprintf(f + strlen(f), sizeof(f) - strlen(f), "%02x", p.sack[i]);
+	out(f, &p, 0, b, len);
+
+	/* NAK REMOTE_ACCESS. */
+	p.flags = 0;
+	p.attempt = 1;
+	p.nak_reason = SRD_NAK_REMOTE_ACCESS;
+	len = srd_wire_put_nak(b, &p);
+	snprintf(f, sizeof(f), "psn=%u msg_id=%u attempt=%u nak_reason=%u", p.psn,
+		 p.msg_id, p.attempt, p.nak_reason);
+	out(f, &p, 0, b, len);
+
+	/* HELLO asking for the peer's tag. */
+	p.dst_epoch = 0;
+	len = srd_wire_put_hello(b, &p);
+	out("", &p, 0, b, len);
+	return 0;
+}
