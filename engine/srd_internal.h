@@ -450,22 +450,44 @@ int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
-void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
-		   uint64_t now_us);
-void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
-		   uint64_t now_us);
-void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us);
 void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
 		     bool include_pending);
 void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		     enum srd_comp_status st);
 void srd_tx_reset_packets(struct srd_peer *peer);
-uint64_t srd_tx_deadline(const struct srd_peer *peer);
 /* RDMA read, requester: the READ message @id, in the window or awaiting. */
 struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id);
 /* RDMA read, responder: queue the response; false if it cannot be now. */
 bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 		       void *handle);
+/* The sender's table and messages, for recovery.c. */
+static inline uint32_t srd_tx_ring_mask(const struct srd_peer *peer)
+{
+	return peer->eng->cfg.tx_window_pkts - 1;
+}
+
+struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer, uint32_t id);
+void srd_tx_release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e);
+void srd_tx_advance_una(struct srd_peer *peer);
+/* Forget the packets of one message (NAKed, failed): never retransmitted. */
+void srd_tx_abandon_pkts(struct srd_peer *peer, uint32_t msg_id);
+void srd_tx_finish(struct srd_peer *peer, struct srd_tx_msg *m,
+		   enum srd_comp_status st);
+/* An RDMA READ whose request was ACKed leaves the window to wait. */
+void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
+		       uint64_t now_us);
+/* Returns false when the message was failed instead (its source is gone). */
+bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
+		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
+		      uint64_t now_us);
+
+/* recovery.c */
+void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us);
+void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us);
+void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us);
+uint64_t srd_tx_deadline(const struct srd_peer *peer);
 
 
 /* rx.c */

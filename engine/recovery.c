@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softsrd engine: the sender's loss recovery.  ACK and NAK processing,
+ * loss detection (SACK evidence plus a time threshold per path), the RTO,
+ * tail loss probes, RDMA read response timeouts and the retry budget;
+ * the sender itself (posting, the in-flight table, picking packets) is
+ * tx.c.
+ */
+#include "srd_internal.h"
+
+/* --- ACKs, NAKs, losses --------------------------------------------- */
+
+/*
+ * @blame: the packet's path takes the loss (a timeout if @timeout).  An
+ * RTO blames only the path of the oldest packet, the one that timed out:
+ * the others are resent, but their paths did nothing known to be wrong.
+ */
+static void declare_lost(struct srd_peer *peer, struct srd_tx_pkt *e,
+			 bool timeout, bool blame, uint64_t now_us)
+{
+	uint32_t mask = srd_tx_ring_mask(peer);
+	struct srd_tx_msg *m = srd_tx_msg_by_id(peer, e->msg_id);
+	struct srd_retx *r;
+	bool probe = e->is_probe;
+
+	srd_tx_release_pkt(peer, e);
+	if (blame)
+		srd_path_on_loss(peer, e->path, probe, timeout, now_us);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	/* queue + in flight never exceed the ring (see docs/protocol.md) */
+	if (peer->retx_tail - peer->retx_head > mask)
+		return;
+	r = &peer->retx[peer->retx_tail++ & mask];
+	r->msg_id = e->msg_id;
+	r->seg = e->seg;
+	r->attempt = e->attempt;
+	r->last_path = e->path;
+	r->timeout = timeout;
+}
+
+static uint64_t loss_delay_us(const struct srd_peer *peer,
+			      const struct srd_tx_pkt *e)
+{
+	uint64_t base = srd_max_u64(peer->paths[e->path].srtt_us,
+				    srd_max_u64(peer->rtt.srtt_us,
+						peer->rtt.latest_us));
+
+	if (!base)
+		return peer->rtt.rto_us;
+	return base * 5 / 4 + peer->eng->cfg.reorder_slack_us +
+	       peer->reo_wnd_us;
+}
+
+static void detect_losses(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_pkt *e;
+	uint64_t at;
+	uint32_t psn;
+	bool lost = false;
+
+	peer->loss_deadline_us = SRD_NO_DEADLINE;
+	if (!peer->largest_acked_valid)
+		return;
+	for (psn = peer->snd_una; srd_seq_lt(psn, peer->largest_acked); psn++) {
+		e = &peer->ring[psn & srd_tx_ring_mask(peer)];
+		if (!e->in_use || e->psn != psn)
+			continue;
+		at = e->sent_us + loss_delay_us(peer, e);
+		if (peer->largest_acked - psn >= peer->eng->cfg.reorder_pkts ||
+		    now_us >= at) {
+			declare_lost(peer, e, false, true, now_us);
+			peer->ctr.fast_retransmits++;
+			lost = true;
+		} else if (at < peer->loss_deadline_us) {
+			peer->loss_deadline_us = at;
+		}
+	}
+	if (lost)
+		srd_cc_on_loss(&peer->cc, &peer->eng->cfg, &peer->rtt, now_us);
+	srd_tx_advance_una(peer);
+}
+
+static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
+		    uint32_t rtt_us)
+{
+	struct srd_tx_msg *m = srd_tx_msg_by_id(peer, e->msg_id);
+	bool probe = e->is_probe;
+
+	srd_tx_release_pkt(peer, e);
+	srd_path_on_ack(peer, e->path, probe, rtt_us);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	srd_bit_set(m->acked, e->seg);
+	if (++m->segs_acked < m->nsegs)
+		return;
+	if (m->kind == SRD_MSG_READ)
+		srd_tx_await_resp(peer, m, srd_now(peer));
+	else
+		srd_tx_complete(peer, m, SRD_COMP_OK);
+}
+
+/*
+ * The receiver says PSN @psn carried data it already had.  If that was
+ * our retransmission, the loss that caused it was not one: undo the
+ * window cut and the path's penalty (in the spirit of Eifel and DSACK
+ * undo, RFC 3522 and RFC 3708).
+ */
+static void on_dup_ack(struct srd_peer *peer, uint32_t psn)
+{
+	struct srd_tx_pkt *e = &peer->ring[psn & srd_tx_ring_mask(peer)];
+
+	/* A tail probe's copy is expected to be a duplicate at times. */
+	if (!e->in_use || e->psn != psn || !e->is_retx || e->is_tlp)
+		return;
+	e->is_retx = false;		/* once per retransmission */
+	peer->ctr.spurious_retransmits++;
+	/*
+	 * Reordering beyond what the loss timer allowed (paths of unequal
+	 * delay): allow more, as RACK does, up to one smoothed RTT.
+	 */
+	peer->reo_wnd_us = peer->reo_wnd_us ?
+		(uint32_t)srd_min_u64((uint64_t)peer->reo_wnd_us * 2,
+				      srd_max_u64(peer->rtt.srtt_us, 1)) :
+		srd_max_u64(peer->rtt.srtt_us / 4, 1);
+	peer->acks_since_spurious = 0;
+	srd_cc_undo(&peer->cc);
+	peer->rto_backoff = 0;
+	if (e->retx_rto)
+		srd_rtt_spurious_rto(&peer->rtt, &peer->eng->cfg);
+	if (e->lost_path < peer->eng->cfg.n_paths)
+		srd_path_on_spurious_loss(peer, e->lost_path);
+}
+
+void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint32_t mask = srd_tx_ring_mask(peer), newly = 0, sample = 0, i, psn, lim;
+	struct srd_tx_pkt *e;
+
+	peer->ctr.acks_received++;
+	/* A long run without needless retransmissions: tighten again. */
+	if ((peer->reo_wnd_us || peer->rtt.floor_us) &&
+	    ++peer->acks_since_spurious >= 1024) {
+		peer->reo_wnd_us /= 2;
+		srd_rtt_relax_floor(&peer->rtt, cfg);
+		peer->acks_since_spurious = 0;
+	}
+	if (!srd_seq_lt(p->ack_psn, peer->snd_nxt) ||
+	    peer->snd_nxt - p->ack_psn > cfg->tx_window_pkts + SRD_SACK_WINDOW_PKTS)
+		return;		/* never sent, or long gone */
+	if (p->flags & SRD_WF_ACK_DUP)
+		on_dup_ack(peer, p->dup_psn);
+	e = &peer->ring[p->ack_psn & mask];
+	if (e->in_use && e->psn == p->ack_psn) {
+		uint64_t s = now_us - e->sent_us;
+
+		if (s > p->ack_delay_us)
+			s -= p->ack_delay_us;
+		sample = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
+		srd_rtt_sample(&peer->rtt, cfg, sample, now_us);
+	}
+	/* Only PSNs from snd_una up can be in flight. */
+	lim = srd_seq_lt(p->ack_psn, peer->snd_una) ? 0 :
+	      p->ack_psn - peer->snd_una + 1;
+	if (lim > SRD_SACK_WINDOW_PKTS + 1)
+		lim = SRD_SACK_WINDOW_PKTS + 1;
+	for (i = 0; i < lim; i++) {
+		psn = p->ack_psn - i;
+		if (i && !srd_bit_test(p->sack, i - 1))
+			continue;
+		e = &peer->ring[psn & mask];
+		if (!e->in_use || e->psn != psn)
+			continue;
+		ack_pkt(peer, e, i ? 0 : sample);
+		newly++;
+	}
+	if (!peer->largest_acked_valid ||
+	    srd_seq_gt(p->ack_psn, peer->largest_acked)) {
+		peer->largest_acked_valid = true;
+		peer->largest_acked = p->ack_psn;
+	}
+	SRD_TRACE(peer, SRD_EV_ACK_RX, p->ack_psn, 0, 0, 0, 0, newly,
+		  peer->inflight);
+	if (newly) {
+		peer->rto_backoff = 0;
+		peer->tlp_base_us = now_us;
+		peer->tlp_sent = 0;
+		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
+			      sample ? sample : peer->rtt.srtt_us, now_us);
+	}
+	detect_losses(peer, now_us);
+	srd_tx_pump(peer, now_us);
+}
+
+static enum srd_comp_status nak_status(uint8_t reason)
+{
+	switch (reason) {
+	case SRD_NAK_BAD_QPN:
+		return SRD_COMP_BAD_DEST_QPN;
+	case SRD_NAK_BAD_QKEY:
+		return SRD_COMP_BAD_QKEY;
+	case SRD_NAK_BAD_LENGTH:
+		return SRD_COMP_REMOTE_BAD_LENGTH;
+	case SRD_NAK_REMOTE_ACCESS:
+		return SRD_COMP_REMOTE_ACCESS;
+	default:
+		return SRD_COMP_REMOTE_ABORT;
+	}
+}
+
+void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
+		   uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	struct srd_tx_msg *m;
+	uint64_t backoff;
+	uint32_t i;
+
+	peer->ctr.naks_received++;
+	if (p->nak_reason == SRD_NAK_RNR)
+		peer->ctr.rnr_naks_received++;
+	SRD_TRACE(peer, SRD_EV_NAK_RX, p->psn, p->msg_id, 0, 0, 0,
+		  p->nak_reason, p->attempt);
+	m = srd_tx_msg_by_id(peer, p->msg_id);
+	if (!m)
+		m = srd_tx_read_find(peer, p->msg_id);	/* awaiting */
+	/*
+	 * A NAK answers one attempt; a later one ignores it.  So does a
+	 * message partly accepted, except for REMOTE_ABORT (the receiving
+	 * QP failed or went away after taking some segments) and
+	 * REMOTE_ACCESS (an RDMA target deregistered mid-operation).
+	 */
+	if (!m || (m->state != SRD_TXM_ACTIVE &&
+		   m->state != SRD_TXM_AWAIT_RESP) ||
+	    m->attempt != p->attempt ||
+	    (m->segs_acked && p->nak_reason != SRD_NAK_REMOTE_ABORT &&
+	     p->nak_reason != SRD_NAK_REMOTE_ACCESS))
+		return;
+	peer->rto_backoff = 0;	/* the peer is alive */
+	if (p->nak_reason != SRD_NAK_RNR) {
+		srd_tx_complete(peer, m, nak_status(p->nak_reason));
+		srd_tx_pump(peer, now_us);
+		return;
+	}
+	m->rnr_naks++;
+	if (m->rnr_retry != SRD_RNR_RETRY_INFINITE && m->rnr_naks > m->rnr_retry) {
+		srd_tx_complete(peer, m, SRD_COMP_RNR_RETRY_EXC);
+		srd_tx_pump(peer, now_us);
+		return;
+	}
+	srd_tx_abandon_pkts(peer, m->msg_id);
+	backoff = cfg->rnr_backoff_min_us;
+	for (i = 1; i < m->rnr_naks && backoff < cfg->rnr_backoff_max_us; i++)
+		backoff <<= 1;
+	if (backoff > cfg->rnr_backoff_max_us)
+		backoff = cfg->rnr_backoff_max_us;
+	m->rnr_until_us = now_us + backoff;
+	m->state = SRD_TXM_RNR_WAIT;
+	peer->rnr_waiting++;
+	m->attempt++;
+	m->next_seg = 0;
+	m->segs_acked = 0;
+	srd_memset(m->acked, 0, m->acked_bytes);
+	srd_tx_pump(peer, now_us);
+}
+
+/* --- timers ---------------------------------------------------------- */
+
+static void on_rto(struct srd_peer *peer, uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	struct srd_tx_pkt *e;
+	bool oldest = true;
+	uint32_t psn;
+
+	/*
+	 * Everything in flight is lost, not only what is older than the
+	 * RTO: packets sent microseconds apart would otherwise expire one
+	 * RTO each, and once the backoff reaches rto_max_us those come back
+	 * to back, spending the retry budget in a moment.
+	 */
+	peer->ctr.rto_expired++;
+	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
+		e = &peer->ring[psn & srd_tx_ring_mask(peer)];
+		if (e->in_use && e->psn == psn) {
+			declare_lost(peer, e, true, oldest, now_us);
+			oldest = false;
+		}
+	}
+	srd_tx_advance_una(peer);
+	peer->tlp_sent = 0;
+	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
+	SRD_TRACE(peer, SRD_EV_RTO, peer->snd_una, 0, 0, 0, 0,
+		  peer->rto_backoff + 1,
+		  srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff));
+	if (++peer->rto_backoff > cfg->rto_retries_max) {
+		peer->ctr.peer_unreachable++;
+		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
+		srd_tx_reset_packets(peer);
+	}
+}
+
+/*
+ * Tail loss probe (as TCP's, RFC 8985): packets are in flight but no ACK
+ * came for two smoothed RTTs.  Most often the ACKs of a window's tail were
+ * lost (a dead path, in the other direction), or the tail itself; either
+ * way the sender would sit until the RTO.  Send the newest in-flight
+ * segment once more, on another path, beyond the window: the receiver
+ * ACKs it at once, with all it has.  At most SRD_TLP_MAX probes per ACK
+ * progress: the ACK of the first may be lost as well.
+ */
+static uint64_t tlp_deadline(const struct srd_peer *peer)
+{
+	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX ||
+	    !peer->rtt.srtt_us)
+		return SRD_NO_DEADLINE;
+	/* The second probe two RTTs after the first. */
+	return peer->tlp_base_us + (2ull + 2 * peer->tlp_sent) *
+	       peer->rtt.srtt_us + peer->eng->cfg.ack_delay_us;
+}
+
+static void send_tlp(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_pkt *e = NULL;
+	struct srd_tx_msg *m;
+	uint32_t psn;
+
+	peer->tlp_sent++;
+	if (peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use)
+		return;
+	for (psn = peer->snd_nxt; psn != peer->snd_una; ) {
+		psn--;
+		e = &peer->ring[psn & srd_tx_ring_mask(peer)];
+		if (e->in_use && e->psn == psn)
+			break;
+		e = NULL;
+	}
+	if (!e)
+		return;
+	m = srd_tx_msg_by_id(peer, e->msg_id);
+	if (!m || m->state != SRD_TXM_ACTIVE || m->attempt != e->attempt ||
+	    srd_bit_test(m->acked, e->seg))
+		return;
+	peer->ctr.tail_probes++;
+	psn = peer->snd_nxt;
+	if (srd_tx_send_data(peer, m, e->seg, SRD_TXW_TLP, e->path, now_us))
+		peer->ring[psn & srd_tx_ring_mask(peer)].is_tlp = true;
+}
+
+static uint64_t rto_deadline(const struct srd_peer *peer)
+{
+	const struct srd_tx_pkt *e;
+
+	if (!peer->inflight)
+		return SRD_NO_DEADLINE;
+	e = &peer->ring[peer->snd_una & srd_tx_ring_mask(peer)];
+	return e->sent_us + srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
+					       peer->rto_backoff);
+}
+
+/* READs whose response made no progress in resp_timeout_us. */
+static void await_timeouts(struct srd_peer *peer, uint64_t now_us)
+{
+	struct srd_tx_msg *m, **pp = &peer->awaiting;
+
+	while ((m = *pp)) {
+		if (m->resp_deadline_us > now_us) {
+			pp = &m->next;
+			continue;
+		}
+		*pp = m->next;
+		peer->ctr.resp_timeouts++;
+		srd_tx_finish(peer, m, SRD_COMP_UNRESP_REMOTE);
+	}
+}
+
+void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
+{
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return;
+	await_timeouts(peer, now_us);
+	if (rto_deadline(peer) <= now_us)
+		on_rto(peer, now_us);
+	else if (tlp_deadline(peer) <= now_us)
+		send_tlp(peer, now_us);
+	if (peer->loss_deadline_us <= now_us)
+		detect_losses(peer, now_us);
+	srd_tx_pump(peer, now_us);
+}
+
+uint64_t srd_tx_deadline(const struct srd_peer *peer)
+{
+	uint64_t d = srd_min_u64(srd_min_u64(rto_deadline(peer),
+					     tlp_deadline(peer)),
+				 peer->loss_deadline_us);
+	const struct srd_tx_msg *m;
+	uint32_t id, w = peer->eng->cfg.msg_window;
+	bool work = peer->retx_head != peer->retx_tail ||
+		    (peer->pending_head && peer->msg_next - peer->msg_base < w);
+
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return SRD_NO_DEADLINE;
+	for (m = peer->awaiting; m; m = m->next)
+		d = srd_min_u64(d, m->resp_deadline_us);
+	for (id = peer->msg_base; id != peer->msg_next; id++) {
+		if (work && !peer->rnr_waiting)
+			break;		/* nothing more to learn */
+		m = peer->tx_slots[id & (w - 1)];
+		if (!m)
+			continue;
+		if (m->state == SRD_TXM_RNR_WAIT)
+			d = srd_min_u64(d, m->rnr_until_us);
+		else if (m->next_seg < m->nsegs)
+			work = true;
+	}
+	/*
+	 * Work that neither the window nor the packet table holds back waits
+	 * for pacing only.  The gap may have ended since the pump looked
+	 * (real clocks move during a call): a deadline in the past makes the
+	 * OS call back at once, and the pump then sends.
+	 */
+	if (work && peer->inflight < srd_cc_window_pkts(&peer->cc) &&
+	    !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use)
+		d = srd_min_u64(d, srd_cc_pacing_deadline_us(&peer->cc));
+	return d;
+}
