@@ -37,6 +37,17 @@ static void data_fields(char *s, size_t n, const struct srd_pkt *p)
 		 p->path);
 }
 
+/* The DATA fields, then the RDMA extension's. */
+static void rdma_fields(char *s, size_t n, const struct srd_pkt *p)
+{
+	char f[512];
+
+	data_fields(f, sizeof(f), p);
+	snprintf(s, n, "%s remote_addr=%llu rkey=%u rdma_len=%u rdma_offset=%u length=%u",
+		 f, (unsigned long long)p->rdma.remote_addr, p->rdma.rkey,
+		 p->rdma.rdma_len, p->rdma.rdma_offset, p->rdma.length);
+}
+
 int main(void)
 {
 	uint8_t b[SRD_HDR_MAX_BYTES];
@@ -62,10 +73,7 @@ int main(void)
 					 .rkey = 0x87654321, .rdma_len = 1u << 20,
 					 .rdma_offset = 4096, .length = 3000 };
 	len = srd_wire_put_rdma(b, &p, SRD_WOP_WRITE);
-	data_fields(f, sizeof(f), &p);
-	snprintf(g, sizeof(g), "%s remote_addr=%llu rkey=%u rdma_len=%u rdma_offset=%u length=%u",
-		 f, (unsigned long long)p.rdma.remote_addr, p.rdma.rkey,
-		 p.rdma.rdma_len, p.rdma.rdma_offset, p.rdma.length);
+	rdma_fields(g, sizeof(g), &p);
 	out(g, &p, 952, b, len);
 
 	/* READ_REQ: no payload, no immediate. */
@@ -77,10 +85,7 @@ int main(void)
 					 .rkey = 0x13579bdf, .rdma_len = 73728,
 					 .rdma_offset = 8192, .length = 65536 };
 	len = srd_wire_put_rdma(b, &p, SRD_WOP_READ_REQ);
-	data_fields(f, sizeof(f), &p);
-	snprintf(g, sizeof(g), "%s remote_addr=%llu rkey=%u rdma_len=%u rdma_offset=%u length=%u",
-		 f, (unsigned long long)p.rdma.remote_addr, p.rdma.rkey,
-		 p.rdma.rdma_len, p.rdma.rdma_offset, p.rdma.length);
+	rdma_fields(g, sizeof(g), &p);
 	out(g, &p, 0, b, len);
 
 	/* READ_RESP: no qkey, answering request 0x0a0b0c0e attempt 2. */
