@@ -3,7 +3,7 @@
  * softsrd: the send queue.  The provider fills SQ slots and rings a
  * doorbell (a POST_SEND with no work requests); the doorbell consumes the
  * ring here, in the caller's process context.  A UD send goes out at once
- * and completes here; an SRD send goes to the transport (msg.c), which
+ * and completes here; an SRD send goes to the transport (requester.c), which
  * completes it later.
  */
 
@@ -150,7 +150,7 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 /*
  * May the doorbell start one more SRD send?  Not while the QP has as many
  * in flight as its SQ has slots: then it stops, and the next completion
- * restarts it (srd_msg_send_done()).  Under sq_mutex.
+ * restarts it (srd_requester_done()).  Under sq_mutex.
  */
 static bool srd_sq_has_room(struct srd_qp *qp)
 {
@@ -161,7 +161,7 @@ static bool srd_sq_has_room(struct srd_qp *qp)
 	if (atomic_read(&qp->sq_inflight) < limit)
 		return true;
 	WRITE_ONCE(qp->sq_blocked, true);
-	/* Pairs with srd_msg_send_done(): it sees sq_blocked, or we see room. */
+	/* Pairs with srd_requester_done(): it sees sq_blocked, or we see room. */
 	smp_mb();
 	if (atomic_read(&qp->sq_inflight) < limit) {
 		WRITE_ONCE(qp->sq_blocked, false);
@@ -241,7 +241,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
 		if (!qp->is_srd) {
 			srd_send_one(qp, wqe, &res);
-		} else if (srd_msg_send(qp, wqe, &res) == -EAGAIN) {
+		} else if (srd_requester_post(qp, wqe, &res) == -EAGAIN) {
 			/* The peer is full: try again shortly. */
 			WRITE_ONCE(qp->sq_blocked, true);
 			mod_delayed_work(srd_wq, &qp->sq_work, 1);

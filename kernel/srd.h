@@ -218,7 +218,7 @@ struct srd_dev {
 
 	atomic64_t counters[SRD_NUM_COUNTERS];
 
-	/* The SRD transport (peer.c): one engine, its peers. */
+	/* The SRD transport (transport.c): one engine, its peers. */
 	struct srd_transport *transport;
 };
 
@@ -379,7 +379,7 @@ struct srd_wq {
  * READ_ONCE() and tolerate a concurrent move to ERR.
  *
  * SRD QPs (is_srd) hand each send to the transport, which completes it
- * later from any context (msg.c).  A send in flight holds a QP reference
+ * later from any context (requester.c).  A send in flight holds a QP reference
  * and counts in sq_inflight; the doorbell stops consuming the SQ while
  * sq_inflight is at the SQ's size (or the peer is busy), sets sq_blocked,
  * and sq_work resumes it when a send completes.  The SQ's published
@@ -537,7 +537,7 @@ int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 void srd_sq_work(struct work_struct *work);
 void srd_sq_publish(struct srd_qp *qp);
 
-/* peer.c: the engine's OS layer */
+/* transport.c: the engine's OS layer */
 struct srd_kpeer;
 int srd_transport_init(struct srd_dev *sdev);
 void srd_transport_debugfs_add(struct srd_dev *sdev);
@@ -556,7 +556,7 @@ void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out);
 int srd_debugfs_init(void);
 void srd_debugfs_exit(void);
 
-/* msg.c: SRD messages between the SQ/RQ and the engine */
+/* requester.c: SRD sends and RDMA requests, to the engine */
 struct srd_send_msg;
 struct srd_send_result {
 	u8 status;		/* enum ib_wc_status */
@@ -565,24 +565,28 @@ struct srd_send_result {
 	u32 byte_len;
 };
 
-int srd_msg_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-		 struct srd_send_result *res);
+int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		       struct srd_send_result *res);
 struct srd_chunk;
-int srd_msg_gather(struct srd_chunk *c, u32 offset, u8 *dst, u32 len);
-void srd_msg_send_done(struct srd_chunk *c, enum srd_comp_status st);
-void srd_msg_chunk_work(struct work_struct *work);
+int srd_requester_gather(struct srd_chunk *c, u32 offset, u8 *dst, u32 len);
+void srd_requester_done(struct srd_chunk *c, enum srd_comp_status st);
+void srd_requester_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
+			     u32 len);
+void srd_requester_chunk_work(struct work_struct *work);
 u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
-int srd_msg_resp_gather(void *handle, u32 offset, u8 *dst, u32 len);
-void srd_msg_resp_done(void *handle, enum srd_comp_status st);
-void srd_msg_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
-		       u32 len);
-enum srd_rx_verdict srd_msg_rx_begin(struct srd_dev *sdev,
-				     const union ib_gid *remote,
-				     const struct srd_rx_msg_info *info,
-				     void **handle);
-int srd_msg_rx_data(void *handle, u32 offset, const u8 *data, u32 len);
-void srd_msg_rx_done(void *handle);
-void srd_msg_rx_abort(void *handle);
+
+/* responder.c: incoming RDMA WRITE and READ */
+int srd_responder_gather(void *handle, u32 offset, u8 *dst, u32 len);
+void srd_responder_done(void *handle, enum srd_comp_status st);
+
+/* receiver.c: incoming messages, the engine's receive upcalls */
+enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
+				       const union ib_gid *remote,
+				       const struct srd_rx_msg_info *info,
+				       void **handle);
+int srd_receiver_data(void *handle, u32 offset, const u8 *data, u32 len);
+void srd_receiver_done(void *handle);
+void srd_receiver_abort(void *handle);
 
 /* recv.c */
 void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,

@@ -3,7 +3,8 @@
  * softsrd: the SRD engine's OS layer in the kernel.  One engine per
  * device, one peer per (local GID, remote GID), a softirq hrtimer per
  * peer, and the struct srd_ops the engine calls: time, randomness,
- * allocation, timers, packet transmit, and the message upcalls of msg.c.
+ * allocation, timers, packet transmit, and the message upcalls of
+ * requester.c, receiver.c and responder.c.
  *
  * Lifetime and locking:
  *  - struct srd_transport lives from srd_transport_init() (newlink) to
@@ -230,13 +231,13 @@ static int srd_os_transmit(void *os, void *peer_os,
 	skb_put_data(skb, d->hdr, d->hdr_len);
 	if (d->payload_len) {
 		if (d->kind == SRD_MSG_READ_RESP)
-			err = srd_msg_resp_gather(d->msg_cookie, d->payload_off,
-						  skb_put(skb, d->payload_len),
-						  d->payload_len);
+			err = srd_responder_gather(d->msg_cookie, d->payload_off,
+						   skb_put(skb, d->payload_len),
+						   d->payload_len);
 		else
-			err = srd_msg_gather(d->msg_cookie, d->payload_off,
-					     skb_put(skb, d->payload_len),
-					     d->payload_len);
+			err = srd_requester_gather(d->msg_cookie, d->payload_off,
+						   skb_put(skb, d->payload_len),
+						   d->payload_len);
 		if (err) {
 			kfree_skb(skb);
 			if (err != SRD_TX_ABORT)
@@ -256,39 +257,39 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 {
 	struct srd_kpeer *kp = peer_os;
 
-	return srd_msg_rx_begin(kp->tp->sdev, &kp->dgid, info, handle);
+	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, handle);
 }
 
 static int srd_os_rx_data(void *os, void *handle, u32 offset,
 			  const u8 *data, u32 len)
 {
-	return srd_msg_rx_data(handle, offset, data, len);
+	return srd_receiver_data(handle, offset, data, len);
 }
 
 static void srd_os_rx_done(void *os, void *handle)
 {
-	srd_msg_rx_done(handle);
+	srd_receiver_done(handle);
 }
 
 static void srd_os_rx_abort(void *os, void *handle)
 {
-	srd_msg_rx_abort(handle);
+	srd_receiver_abort(handle);
 }
 
 static void srd_os_send_done(void *os, void *cookie, enum srd_comp_status st)
 {
-	srd_msg_send_done(cookie, st);
+	srd_requester_done(cookie, st);
 }
 
 static void srd_os_read_data(void *os, void *cookie, u32 offset,
 			     const u8 *data, u32 len)
 {
-	srd_msg_read_data(cookie, offset, data, len);
+	srd_requester_read_data(cookie, offset, data, len);
 }
 
 static void srd_os_resp_done(void *os, void *handle, enum srd_comp_status st)
 {
-	srd_msg_resp_done(handle, st);
+	srd_responder_done(handle, st);
 }
 
 /* Called only while an rdma_srd trace event is enabled (trace.h). */
@@ -394,7 +395,8 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 /*
  * Make room in a full table: destroy the peer idle longest, if one has
  * been for peer_idle_s (never less than the engine's
- * SRD_PEER_EVICT_MIN_IDLE_US) and no message holds it.  Under peers_lock.  Nothing of an idle peer can arrive any more (the engine's
+ * SRD_PEER_EVICT_MIN_IDLE_US) and no message holds it.  Under peers_lock.
+ * Nothing of an idle peer can arrive any more (the engine's
  * srd_peer_idle_us()); should its remote come back, it finds no peer and
  * is answered as any new remote is.
  */
