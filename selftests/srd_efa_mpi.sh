@@ -58,7 +58,7 @@ mpi() {
 	echo "+ ip netns exec $NS_A srd-efa-run mpirun -np $np --host ${NS_A//_/-}:$((np / 2)),${NS_B//_/-}:$((np / 2)) ... srd_mpi"
 	out=$(cd /tmp && ip netns exec "$NS_A" env OMPI_ALLOW_RUN_AS_ROOT=1 \
 		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FI_EFA_ENABLE_SHM_TRANSFER=0 \
-		timeout -k 5 120 "$run" mpirun -np "$np" \
+		timeout -k 5 300 "$run" mpirun -np "$np" \
 		--host "${NS_A//_/-}:$((np / 2)),${NS_B//_/-}:$((np / 2))" \
 		--mca plm_rsh_agent "$agent" --mca routed direct \
 		--mca oob_tcp_if_include 10.201.0.0/24 \
