@@ -1174,10 +1174,8 @@ def mode_check_vectors(lines):
             problems.append("encoded %s, the engine %s" % (mine.hex(), hdr.hex()))
         # Decoding: the engine's fields, as the dissector check reads them.
         e = expected_fields(hdr)
-        names = {"src_tag": "src_tag", "dst_tag": "dst_tag", "flags": "flags",
-                 "imm": "imm_data", "seg_bytes": "seg_bytes"}
         for k, v in n.items():
-            key = "softsrd." + names.get(k, k)
+            key = "softsrd." + ("imm_data" if k == "imm" else k)
             if key in e and e[key] != v:
                 problems.append("%s decoded %s, the engine wrote %s" % (k, e[key], v))
             elif key not in e:
