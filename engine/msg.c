@@ -74,7 +74,10 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 
 	if (!m)
 		return NULL;
+	m->next = NULL;
 	m->cookie = req->cookie;
+	m->op = NULL;
+	m->op_off = 0;
 	m->src_qpn = req->src_qpn & 0xffffff;
 	m->dst_qpn = req->dst_qpn & 0xffffff;
 	m->qkey = req->qkey;
@@ -325,8 +328,9 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 			return reject(peer, s, false, SRD_NAK_REMOTE_ABORT,
 				      reason);
 		if (p->payload_len)
-			ops->read_data(peer->eng->os, m->cookie, p->offset,
-				       p->payload, p->payload_len);
+			ops->read_data(peer->eng->os, m->cookie,
+				       m->op_off + p->offset, p->payload,
+				       p->payload_len);
 		m->resp_deadline_us = srd_now(peer) +
 				      peer->eng->cfg.resp_timeout_us;
 	} else if (p->payload_len &&

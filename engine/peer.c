@@ -122,7 +122,8 @@ size_t srd_peer_mem_bound_bytes(const struct srd_config *c)
 	       c->msg_window * (sizeof(struct srd_tx_msg *) + sizeof(struct srd_rx_slot)) +
 	       c->n_paths * sizeof(struct srd_path) +
 	       c->msg_window * (seg_map + rx_map) +
-	       (size_t)(c->msg_window + c->max_pending_msgs) * sizeof(struct srd_tx_msg);
+	       (size_t)(c->msg_window + c->max_pending_msgs) *
+	       (sizeof(struct srd_tx_msg) + sizeof(struct srd_tx_op));
 }
 
 const char *srd_comp_status_name(enum srd_comp_status st)

@@ -70,6 +70,53 @@ enum srd_engine_wire_flags {
 #define SRD_HDR_RESP_BYTES		60
 #define SRD_HDR_MAX_BYTES		SRD_HDR_RDMA_BYTES
 
+/* What a parser says of a header. */
+enum srd_parse_err {
+	SRD_PARSE_OK = 0,
+	SRD_PARSE_SHORT = -1,
+	SRD_PARSE_VERSION = -2,
+	SRD_PARSE_HDR_LEN = -3,
+	SRD_PARSE_OPCODE = -4,
+	SRD_PARSE_FIELD = -5,
+};
+
+/*
+ * UD datagrams (docs/protocol.md, "Header" and "UD send"): opcodes below
+ * SRD_WOP_FIRST, one header, the payload after hdr_len bytes.  The OS
+ * delivers them itself; the engine only encodes and parses the header.
+ */
+enum srd_ud_op {
+	SRD_OP_UD_SEND = 1,
+	SRD_OP_UD_SEND_WITH_IMM = 2,
+};
+#define SRD_WF_UD_SOLICITED		(1 << 0)
+#define SRD_HDR_UD_BYTES		24
+
+struct srd_ud_hdr {
+	uint8_t opcode;			/* enum srd_ud_op */
+	uint8_t flags;			/* SRD_WF_UD_SOLICITED */
+	uint32_t hdr_len;		/* bytes to the payload (parsed) */
+	uint32_t dst_qpn, src_qpn;	/* 24 bits */
+	uint32_t qkey;
+	uint32_t imm_data;		/* with SRD_OP_UD_SEND_WITH_IMM */
+};
+
+/* Writes the header (SRD_HDR_UD_BYTES) into @buf; returns its length. */
+uint32_t srd_wire_put_ud(uint8_t *buf, const struct srd_ud_hdr *h);
+/*
+ * Parses the UD header of a datagram of @len bytes at @buf, reading no
+ * more than its first SRD_HDR_UD_BYTES: 0 (the payload is the bytes
+ * after h->hdr_len), or a negative enum srd_parse_err.
+ */
+int srd_wire_parse_ud(const uint8_t *buf, size_t len, struct srd_ud_hdr *h);
+
+/* Is the datagram whose first 4 bytes are @b the engine's to parse? */
+static inline bool srd_wire_is_transport(const uint8_t *b)
+{
+	return b[0] == SRD_WIRE_VERSION && b[1] >= SRD_WOP_FIRST &&
+	       b[1] <= SRD_WOP_LAST;
+}
+
 /* An ACK's selective-ack bitmap covers this many PSNs below ack_psn. */
 #define SRD_SACK_WINDOW_PKTS		128
 
@@ -370,6 +417,13 @@ struct srd_ops {
 struct srd_engine;
 struct srd_peer;
 
+/*
+ * A send work request.  An RDMA WRITE or READ may be as long as
+ * SRD_MAX_RDMA_BYTES: the engine cuts one longer than
+ * SRD_MAX_RDMA_MSG_BYTES into chunks, holds a WRITE_WITH_IMM's last
+ * chunk back until the others are done, and completes the request once.
+ * Offsets in transmit and read_data are within the request's bytes.
+ */
 struct srd_send_req {
 	void *cookie;			/* given back in transmit and send_done */
 	uint32_t src_qpn, dst_qpn, qkey;
@@ -384,8 +438,9 @@ struct srd_send_req {
 enum srd_send_err {
 	SRD_SEND_OK = 0,
 	SRD_SEND_TOO_LONG = -1,		/* len > max_msg_bytes (RDMA:
-					 * SRD_MAX_RDMA_MSG_BYTES) */
-	SRD_SEND_BUSY = -2,		/* max_pending_msgs reached */
+					 * rdma_len > SRD_MAX_RDMA_BYTES) */
+	SRD_SEND_BUSY = -2,		/* max_pending_msgs reached (a request
+					 * of n chunks needs room for n) */
 	SRD_SEND_NOMEM = -3,
 	SRD_SEND_INVAL = -4,
 };

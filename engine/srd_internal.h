@@ -85,15 +85,6 @@ struct srd_pkt {
 	uint8_t nak_reason;
 };
 
-enum srd_parse_err {
-	SRD_PARSE_OK = 0,
-	SRD_PARSE_SHORT = -1,
-	SRD_PARSE_VERSION = -2,
-	SRD_PARSE_HDR_LEN = -3,
-	SRD_PARSE_OPCODE = -4,
-	SRD_PARSE_FIELD = -5,
-};
-
 int srd_wire_parse(const uint8_t *buf, size_t len, struct srd_pkt *p);
 /* Each writes a header into buf (SRD_HDR_MAX_BYTES) and returns its length. */
 uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);
@@ -215,9 +206,23 @@ enum srd_tx_msg_state {
 				 * on peer->awaiting until its response */
 };
 
+/*
+ * An RDMA operation of more than one chunk (rdma_op.c).  It lives while
+ * any of its chunks does: chunks_out counts those queued or started, the
+ * held one apart.
+ */
+struct srd_tx_op {
+	void *cookie;			/* the OS's, for send_done */
+	uint32_t chunks_out;
+	struct srd_tx_msg *held;	/* WRITE_WITH_IMM: its last chunk */
+	enum srd_comp_status status;	/* the first failure */
+};
+
 struct srd_tx_msg {
 	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
 	void *cookie;
+	struct srd_tx_op *op;		/* a chunk of it, or NULL */
+	uint32_t op_off;		/* the chunk's first byte in the op */
 	enum srd_msg_kind kind;
 	struct srd_rdma_info rdma;	/* WRITE, READ */
 	uint32_t req_msg_id;		/* READ_RESP: the READ it answers */
@@ -269,6 +274,14 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req);
 bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m);
+
+/* --- RDMA operations of several chunks (rdma_op.c) ------------------- */
+
+uint32_t srd_tx_queued_msgs(const struct srd_peer *peer);
+int srd_tx_post_op(struct srd_peer *peer, const struct srd_send_req *req);
+void srd_tx_op_chunk_done(struct srd_peer *peer, struct srd_tx_msg *m,
+			  enum srd_comp_status st);
 void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 			 bool abort);
 void srd_rx_slot_reject(struct srd_peer *peer, struct srd_rx_slot *s,
@@ -385,6 +398,7 @@ struct srd_peer {
 	uint32_t msg_rr;		/* round-robin cursor */
 	struct srd_tx_msg *pending_head, *pending_tail;
 	uint32_t pending_count;
+	uint32_t held_msgs;		/* chunks held back (rdma_op.c) */
 	struct srd_tx_msg *awaiting;	/* READs waiting for their response */
 	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
 

@@ -97,6 +97,8 @@ void srd_tx_finish(struct srd_peer *peer, struct srd_tx_msg *m,
 	}
 	if (m->kind == SRD_MSG_READ_RESP)
 		peer->eng->ops->resp_done(peer->eng->os, m->cookie, st);
+	else if (m->op)
+		srd_tx_op_chunk_done(peer, m, st);
 	else
 		peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
 	srd_tx_msg_free(peer, m);
@@ -255,7 +257,7 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
 }
 
 /* Posted, not yet given a message id: wait in order for the window. */
-static void pending_append(struct srd_peer *peer, struct srd_tx_msg *m)
+void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m)
 {
 	if (peer->pending_tail)
 		peer->pending_tail->next = m;
@@ -269,6 +271,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
 	struct srd_tx_msg *m;
+	int ret;
 
 	if (!req)
 		return SRD_SEND_INVAL;
@@ -276,23 +279,31 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 		if (req->len > cfg->max_msg_bytes)
 			return SRD_SEND_TOO_LONG;
 	} else if (req->kind == SRD_MSG_WRITE || req->kind == SRD_MSG_READ) {
-		if (req->rdma.length > SRD_MAX_RDMA_MSG_BYTES)
+		if (req->rdma.rdma_len > SRD_MAX_RDMA_BYTES)
 			return SRD_SEND_TOO_LONG;
 		if ((req->kind == SRD_MSG_WRITE && req->len != req->rdma.length) ||
-		    req->rdma.rdma_len > SRD_MAX_RDMA_BYTES ||
+		    (req->kind == SRD_MSG_READ && req->len) ||
 		    req->rdma.rdma_offset > req->rdma.rdma_len ||
 		    req->rdma.length > req->rdma.rdma_len - req->rdma.rdma_offset)
 			return SRD_SEND_INVAL;
 	} else {
 		return SRD_SEND_INVAL;	/* responses are the engine's own */
 	}
-	if (peer->pending_count >= cfg->max_pending_msgs)
-		return SRD_SEND_BUSY;
+	if (req->kind != SRD_MSG_SEND &&
+	    req->rdma.length > SRD_MAX_RDMA_MSG_BYTES) {
+		/* Chunks, each a message (rdma_op.c). */
+		ret = srd_tx_post_op(peer, req);
+		if (ret != SRD_SEND_OK)
+			return ret;
+	} else {
+		if (srd_tx_queued_msgs(peer) >= cfg->max_pending_msgs)
+			return SRD_SEND_BUSY;
+		m = srd_tx_msg_alloc(peer, req);
+		if (!m)
+			return SRD_SEND_NOMEM;
+		srd_tx_queue_msg(peer, m);
+	}
 	peer->last_active_us = srd_now(peer);
-	m = srd_tx_msg_alloc(peer, req);
-	if (!m)
-		return SRD_SEND_NOMEM;
-	pending_append(peer, m);
 	if (peer->state == SRD_PEER_PROBING &&
 	    peer->hello_due_us == SRD_NO_DEADLINE) {
 		peer->hello_tries = 0;
@@ -321,14 +332,14 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 	};
 	struct srd_tx_msg *m;
 
-	if (peer->pending_count >= peer->eng->cfg.max_pending_msgs)
+	if (srd_tx_queued_msgs(peer) >= peer->eng->cfg.max_pending_msgs)
 		return false;
 	m = srd_tx_msg_alloc(peer, &r);
 	if (!m)
 		return false;
 	m->req_msg_id = req->msg_id;
 	m->req_attempt = req->attempt;
-	pending_append(peer, m);
+	srd_tx_queue_msg(peer, m);
 	return true;
 }
 
@@ -416,8 +427,10 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
 	SRD_TRACE(peer, SRD_EV_DATA_TX, p.psn, p.msg_id, seg, path, why,
 		  m->kind, 0);
-	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind, off,
-			      len) == SRD_TX_ABORT && m->kind == SRD_MSG_READ_RESP) {
+	/* The OS's offsets are within the whole operation (rdma_op.c). */
+	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind,
+			      m->op_off + off, len) == SRD_TX_ABORT &&
+	    m->kind == SRD_MSG_READ_RESP) {
 		/* The MR was deregistered: nothing more of it is sent. */
 		resp_failed(peer, m, SRD_COMP_REMOTE_ACCESS);
 		srd_tx_complete(peer, m, SRD_COMP_REMOTE_ACCESS);
@@ -480,6 +493,17 @@ static void wake_rnr(struct srd_peer *peer, uint64_t now_us)
 	}
 }
 
+static void dequeue_head(struct srd_peer *peer)
+{
+	struct srd_tx_msg *m = peer->pending_head;
+
+	peer->pending_head = m->next;
+	if (!peer->pending_head)
+		peer->pending_tail = NULL;
+	m->next = NULL;
+	peer->pending_count--;
+}
+
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 {
 	struct srd_tx_msg *m;
@@ -487,13 +511,17 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return;
-	while (peer->pending_head && srd_tx_msg_activate(peer, peer->pending_head)) {
-		m = peer->pending_head;
-		peer->pending_head = m->next;
-		if (!peer->pending_head)
-			peer->pending_tail = NULL;
-		m->next = NULL;
-		peer->pending_count--;
+	while ((m = peer->pending_head)) {
+		/* A chunk of a failed operation never starts (rdma_op.c). */
+		if (m->op && m->op->status != SRD_COMP_OK) {
+			dequeue_head(peer);
+			srd_tx_op_chunk_done(peer, m, SRD_COMP_FLUSHED);
+			srd_tx_msg_free(peer, m);
+			continue;
+		}
+		if (!srd_tx_msg_activate(peer, m))
+			break;
+		dequeue_head(peer);
 	}
 	wake_rnr(peer, now_us);
 	for (;;) {

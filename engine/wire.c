@@ -1,37 +1,149 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd engine: SRD packet headers, encoded and parsed.  The layouts
- * are in docs/protocol.md ("SRD transport: headers"); the first four
- * bytes are shared with the UD header of kernel/wire.h.
+ * softsrd engine: every header of the wire, encoded and parsed: the UD
+ * header and the SRD transport's (docs/protocol.md, "Header" and "SRD
+ * transport: headers").  The offsets below are the one definition of
+ * the layouts; the tests' packet forger is checked against this file's
+ * encoder (engine/tests/wire_vectors.c).
  */
 #include "srd_internal.h"
+
+/* Byte offsets, per header; all fields big-endian. */
+enum {
+	/* Every header. */
+	OFF_VERSION = 0,
+	OFF_OPCODE = 1,
+	OFF_FLAGS = 2,
+	OFF_HDR_LEN_WORDS = 3,
+	/* UD_SEND, UD_SEND_WITH_IMM */
+	OFF_UD_DST_QPN = 4,
+	OFF_UD_SRC_QPN = 8,
+	OFF_UD_QKEY = 12,
+	OFF_UD_IMM = 16,
+	OFF_UD_RESERVED = 20,
+	/* Every SRD transport header. */
+	OFF_SRC_TAG = 4,
+	OFF_DST_TAG = 8,
+	/* DATA, and the first fields of WRITE, READ_REQ and READ_RESP. */
+	OFF_PSN = 12,
+	OFF_MSG_ID = 16,
+	OFF_MSG_BASE = 20,
+	OFF_DST_QPN = 24,
+	OFF_SRC_QPN = 28,
+	OFF_QKEY = 32,
+	OFF_IMM = 36,
+	OFF_MSG_LEN = 40,
+	OFF_OFFSET = 44,
+	OFF_SEG_BYTES = 48,
+	OFF_ATTEMPT = 50,
+	OFF_PATH = 51,
+	/* WRITE and READ_REQ: the RDMA extension, after the DATA fields. */
+	OFF_REMOTE_ADDR_HI = 52,
+	OFF_REMOTE_ADDR_LO = 56,
+	OFF_RKEY = 60,
+	OFF_RDMA_LEN = 64,
+	OFF_RDMA_OFFSET = 68,
+	OFF_LENGTH = 72,
+	/* READ_RESP, after the DATA fields. */
+	OFF_REQ_MSG_ID = 52,
+	OFF_REQ_ATTEMPT = 56,
+	OFF_RESP_RESERVED = 57,	/* 3 bytes */
+	/* ACK */
+	OFF_ACK_PSN = 12,
+	OFF_ACK_DELAY = 16,
+	OFF_SACK = 20,		/* SRD_SACK_WINDOW_PKTS / 8 bytes */
+	OFF_DUP_PSN = 36,
+	/* NAK */
+	OFF_NAK_PSN = 12,
+	OFF_NAK_MSG_ID = 16,
+	OFF_NAK_ATTEMPT = 20,
+	OFF_NAK_REASON = 21,
+	OFF_NAK_RESERVED = 22,	/* 2 bytes */
+};
+
+/* Each header ends where the next field would start. */
+SRD_STATIC_ASSERT(OFF_UD_RESERVED + 4 == SRD_HDR_UD_BYTES, "UD header");
+SRD_STATIC_ASSERT(OFF_DST_TAG + 4 == SRD_HDR_HELLO_BYTES, "HELLO header");
+SRD_STATIC_ASSERT(OFF_PATH + 1 == SRD_HDR_DATA_BYTES, "DATA header");
+SRD_STATIC_ASSERT(OFF_LENGTH + 4 == SRD_HDR_RDMA_BYTES, "RDMA header");
+SRD_STATIC_ASSERT(OFF_RESP_RESERVED + 3 == SRD_HDR_RESP_BYTES, "RESP header");
+SRD_STATIC_ASSERT(OFF_DUP_PSN + 4 == SRD_HDR_ACK_BYTES, "ACK header");
+SRD_STATIC_ASSERT(OFF_SACK + SRD_SACK_WINDOW_PKTS / 8 == OFF_DUP_PSN, "SACK");
+SRD_STATIC_ASSERT(OFF_NAK_RESERVED + 2 == SRD_HDR_NAK_BYTES, "NAK header");
+/* The OS tells UD from SRD by opcode: the ranges must not meet. */
+SRD_STATIC_ASSERT((int)SRD_OP_UD_SEND_WITH_IMM < (int)SRD_WOP_FIRST,
+		  "UD opcodes overlap the SRD transport's");
+
+uint32_t srd_wire_put_ud(uint8_t *b, const struct srd_ud_hdr *h)
+{
+	b[OFF_VERSION] = SRD_WIRE_VERSION;
+	b[OFF_OPCODE] = h->opcode;
+	b[OFF_FLAGS] = h->flags & SRD_WF_UD_SOLICITED;
+	b[OFF_HDR_LEN_WORDS] = SRD_HDR_UD_BYTES / 4;
+	srd_put_be32(b + OFF_UD_DST_QPN, h->dst_qpn & 0xffffff);
+	srd_put_be32(b + OFF_UD_SRC_QPN, h->src_qpn & 0xffffff);
+	srd_put_be32(b + OFF_UD_QKEY, h->qkey);
+	srd_put_be32(b + OFF_UD_IMM, h->opcode == SRD_OP_UD_SEND_WITH_IMM ?
+				     h->imm_data : 0);
+	srd_put_be32(b + OFF_UD_RESERVED, 0);
+	return SRD_HDR_UD_BYTES;
+}
+
+/*
+ * The receiver's rules (docs/protocol.md, "Header"): version 2, a UD
+ * opcode, a header of at least SRD_HDR_UD_BYTES inside the datagram.
+ * Flags and reserved bits are ignored; the QPN's high byte is masked.
+ */
+int srd_wire_parse_ud(const uint8_t *b, size_t len, struct srd_ud_hdr *h)
+{
+	srd_memset(h, 0, sizeof(*h));
+	if (len < SRD_HDR_UD_BYTES)
+		return SRD_PARSE_SHORT;
+	if (b[OFF_VERSION] != SRD_WIRE_VERSION)
+		return SRD_PARSE_VERSION;
+	h->opcode = b[OFF_OPCODE];
+	if (h->opcode != SRD_OP_UD_SEND && h->opcode != SRD_OP_UD_SEND_WITH_IMM)
+		return SRD_PARSE_OPCODE;
+	h->hdr_len = (uint32_t)b[OFF_HDR_LEN_WORDS] * 4;
+	if (h->hdr_len < SRD_HDR_UD_BYTES)
+		return SRD_PARSE_HDR_LEN;
+	if (len < h->hdr_len)
+		return SRD_PARSE_SHORT;
+	h->flags = b[OFF_FLAGS] & SRD_WF_UD_SOLICITED;
+	h->dst_qpn = srd_get_be32(b + OFF_UD_DST_QPN) & 0xffffff;
+	h->src_qpn = srd_get_be32(b + OFF_UD_SRC_QPN) & 0xffffff;
+	h->qkey = srd_get_be32(b + OFF_UD_QKEY);
+	if (h->opcode == SRD_OP_UD_SEND_WITH_IMM)
+		h->imm_data = srd_get_be32(b + OFF_UD_IMM);
+	return SRD_PARSE_OK;
+}
 
 static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
 			   uint32_t hdr_bytes)
 {
-	b[0] = SRD_WIRE_VERSION;
-	b[1] = op;
-	b[2] = p->flags;
-	b[3] = (uint8_t)(hdr_bytes / 4);
-	srd_put_be32(b + 4, p->src_epoch);
-	srd_put_be32(b + 8, p->dst_epoch);
+	b[OFF_VERSION] = SRD_WIRE_VERSION;
+	b[OFF_OPCODE] = op;
+	b[OFF_FLAGS] = p->flags;
+	b[OFF_HDR_LEN_WORDS] = (uint8_t)(hdr_bytes / 4);
+	srd_put_be32(b + OFF_SRC_TAG, p->src_epoch);
+	srd_put_be32(b + OFF_DST_TAG, p->dst_epoch);
 	return hdr_bytes;
 }
 
 static void put_data_fields(uint8_t *b, const struct srd_pkt *p)
 {
-	srd_put_be32(b + 12, p->psn);
-	srd_put_be32(b + 16, p->msg_id);
-	srd_put_be32(b + 20, p->msg_base);
-	srd_put_be32(b + 24, p->dst_qpn & 0xffffff);
-	srd_put_be32(b + 28, p->src_qpn & 0xffffff);
-	srd_put_be32(b + 32, p->qkey);
-	srd_put_be32(b + 36, p->imm_data);
-	srd_put_be32(b + 40, p->msg_len);
-	srd_put_be32(b + 44, p->offset);
-	srd_put_be16(b + 48, p->seg_bytes);
-	b[50] = p->attempt;
-	b[51] = p->path;
+	srd_put_be32(b + OFF_PSN, p->psn);
+	srd_put_be32(b + OFF_MSG_ID, p->msg_id);
+	srd_put_be32(b + OFF_MSG_BASE, p->msg_base);
+	srd_put_be32(b + OFF_DST_QPN, p->dst_qpn & 0xffffff);
+	srd_put_be32(b + OFF_SRC_QPN, p->src_qpn & 0xffffff);
+	srd_put_be32(b + OFF_QKEY, p->qkey);
+	srd_put_be32(b + OFF_IMM, p->imm_data);
+	srd_put_be32(b + OFF_MSG_LEN, p->msg_len);
+	srd_put_be32(b + OFF_OFFSET, p->offset);
+	srd_put_be16(b + OFF_SEG_BYTES, p->seg_bytes);
+	b[OFF_ATTEMPT] = p->attempt;
+	b[OFF_PATH] = p->path;
 }
 
 uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
@@ -43,41 +155,40 @@ uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
 uint32_t srd_wire_put_rdma(uint8_t *b, const struct srd_pkt *p, uint8_t op)
 {
 	put_data_fields(b, p);
-	srd_put_be32(b + 52, (uint32_t)(p->rdma.remote_addr >> 32));
-	srd_put_be32(b + 56, (uint32_t)p->rdma.remote_addr);
-	srd_put_be32(b + 60, p->rdma.rkey);
-	srd_put_be32(b + 64, p->rdma.rdma_len);
-	srd_put_be32(b + 68, p->rdma.rdma_offset);
-	srd_put_be32(b + 72, p->rdma.length);
+	srd_put_be32(b + OFF_REMOTE_ADDR_HI, (uint32_t)(p->rdma.remote_addr >> 32));
+	srd_put_be32(b + OFF_REMOTE_ADDR_LO, (uint32_t)p->rdma.remote_addr);
+	srd_put_be32(b + OFF_RKEY, p->rdma.rkey);
+	srd_put_be32(b + OFF_RDMA_LEN, p->rdma.rdma_len);
+	srd_put_be32(b + OFF_RDMA_OFFSET, p->rdma.rdma_offset);
+	srd_put_be32(b + OFF_LENGTH, p->rdma.length);
 	return put_common(b, p, op, SRD_HDR_RDMA_BYTES);
 }
 
 uint32_t srd_wire_put_resp(uint8_t *b, const struct srd_pkt *p)
 {
 	put_data_fields(b, p);
-	srd_put_be32(b + 52, p->req_msg_id);
-	b[56] = p->req_attempt;
-	b[57] = 0;
-	srd_put_be16(b + 58, 0);
+	srd_put_be32(b + OFF_REQ_MSG_ID, p->req_msg_id);
+	b[OFF_REQ_ATTEMPT] = p->req_attempt;
+	srd_memset(b + OFF_RESP_RESERVED, 0, 3);
 	return put_common(b, p, SRD_WOP_READ_RESP, SRD_HDR_RESP_BYTES);
 }
 
 uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
 {
-	srd_put_be32(b + 12, p->ack_psn);
-	srd_put_be32(b + 16, p->ack_delay_us);
-	srd_memcpy(b + 20, p->sack, sizeof(p->sack));
-	srd_put_be32(b + 36, p->flags & SRD_WF_ACK_DUP ? p->dup_psn : 0);
+	srd_put_be32(b + OFF_ACK_PSN, p->ack_psn);
+	srd_put_be32(b + OFF_ACK_DELAY, p->ack_delay_us);
+	srd_memcpy(b + OFF_SACK, p->sack, sizeof(p->sack));
+	srd_put_be32(b + OFF_DUP_PSN, p->flags & SRD_WF_ACK_DUP ? p->dup_psn : 0);
 	return put_common(b, p, SRD_WOP_ACK, SRD_HDR_ACK_BYTES);
 }
 
 uint32_t srd_wire_put_nak(uint8_t *b, const struct srd_pkt *p)
 {
-	srd_put_be32(b + 12, p->psn);
-	srd_put_be32(b + 16, p->msg_id);
-	b[20] = p->attempt;
-	b[21] = p->nak_reason;
-	srd_put_be16(b + 22, 0);
+	srd_put_be32(b + OFF_NAK_PSN, p->psn);
+	srd_put_be32(b + OFF_NAK_MSG_ID, p->msg_id);
+	b[OFF_NAK_ATTEMPT] = p->attempt;
+	b[OFF_NAK_REASON] = p->nak_reason;
+	srd_put_be16(b + OFF_NAK_RESERVED, 0);
 	return put_common(b, p, SRD_WOP_NAK, SRD_HDR_NAK_BYTES);
 }
 
@@ -94,12 +205,12 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 	switch (p->opcode) {
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_REQ:
-		r->remote_addr = (uint64_t)srd_get_be32(b + 52) << 32 |
-				 srd_get_be32(b + 56);
-		r->rkey = srd_get_be32(b + 60);
-		r->rdma_len = srd_get_be32(b + 64);
-		r->rdma_offset = srd_get_be32(b + 68);
-		r->length = srd_get_be32(b + 72);
+		r->remote_addr = (uint64_t)srd_get_be32(b + OFF_REMOTE_ADDR_HI) << 32 |
+				 srd_get_be32(b + OFF_REMOTE_ADDR_LO);
+		r->rkey = srd_get_be32(b + OFF_RKEY);
+		r->rdma_len = srd_get_be32(b + OFF_RDMA_LEN);
+		r->rdma_offset = srd_get_be32(b + OFF_RDMA_OFFSET);
+		r->length = srd_get_be32(b + OFF_LENGTH);
 		if (r->rdma_len > SRD_MAX_RDMA_BYTES ||
 		    r->rdma_offset > r->rdma_len ||
 		    r->length > r->rdma_len - r->rdma_offset ||
@@ -110,8 +221,8 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 			return SRD_PARSE_FIELD;
 		break;
 	case SRD_WOP_READ_RESP:
-		p->req_msg_id = srd_get_be32(b + 52);
-		p->req_attempt = b[56];
+		p->req_msg_id = srd_get_be32(b + OFF_REQ_MSG_ID);
+		p->req_attempt = b[OFF_REQ_ATTEMPT];
 		if (p->msg_len > SRD_MAX_RDMA_MSG_BYTES)
 			return SRD_PARSE_FIELD;
 		break;
@@ -133,11 +244,11 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	srd_memset(p, 0, sizeof(*p));
 	if (len < 4)
 		return SRD_PARSE_SHORT;
-	if (b[0] != SRD_WIRE_VERSION)
+	if (b[OFF_VERSION] != SRD_WIRE_VERSION)
 		return SRD_PARSE_VERSION;
-	p->opcode = b[1];
-	p->flags = b[2];
-	hdr = (uint32_t)b[3] * 4;
+	p->opcode = b[OFF_OPCODE];
+	p->flags = b[OFF_FLAGS];
+	hdr = (uint32_t)b[OFF_HDR_LEN_WORDS] * 4;
 	switch (p->opcode) {
 	case SRD_WOP_DATA:
 		min = SRD_HDR_DATA_BYTES;
@@ -166,8 +277,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	if (len < hdr)
 		return SRD_PARSE_SHORT;
 	p->hdr_len = (uint8_t)(hdr / 4);
-	p->src_epoch = srd_get_be32(b + 4);
-	p->dst_epoch = srd_get_be32(b + 8);
+	p->src_epoch = srd_get_be32(b + OFF_SRC_TAG);
+	p->dst_epoch = srd_get_be32(b + OFF_DST_TAG);
 	if (p->src_epoch == 0)
 		return SRD_PARSE_FIELD;
 
@@ -176,18 +287,18 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_REQ:
 	case SRD_WOP_READ_RESP:
-		p->psn = srd_get_be32(b + 12);
-		p->msg_id = srd_get_be32(b + 16);
-		p->msg_base = srd_get_be32(b + 20);
-		p->dst_qpn = srd_get_be32(b + 24);
-		p->src_qpn = srd_get_be32(b + 28);
-		p->qkey = srd_get_be32(b + 32);
-		p->imm_data = srd_get_be32(b + 36);
-		p->msg_len = srd_get_be32(b + 40);
-		p->offset = srd_get_be32(b + 44);
-		p->seg_bytes = srd_get_be16(b + 48);
-		p->attempt = b[50];
-		p->path = b[51];
+		p->psn = srd_get_be32(b + OFF_PSN);
+		p->msg_id = srd_get_be32(b + OFF_MSG_ID);
+		p->msg_base = srd_get_be32(b + OFF_MSG_BASE);
+		p->dst_qpn = srd_get_be32(b + OFF_DST_QPN);
+		p->src_qpn = srd_get_be32(b + OFF_SRC_QPN);
+		p->qkey = srd_get_be32(b + OFF_QKEY);
+		p->imm_data = srd_get_be32(b + OFF_IMM);
+		p->msg_len = srd_get_be32(b + OFF_MSG_LEN);
+		p->offset = srd_get_be32(b + OFF_OFFSET);
+		p->seg_bytes = srd_get_be16(b + OFF_SEG_BYTES);
+		p->attempt = b[OFF_ATTEMPT];
+		p->path = b[OFF_PATH];
 		p->payload = b + hdr;
 		p->payload_len = (uint32_t)(len - hdr);
 		if (p->dst_epoch == 0 || (p->dst_qpn | p->src_qpn) >> 24 ||
@@ -201,18 +312,18 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 			return SRD_PARSE_FIELD;
 		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
-		p->ack_psn = srd_get_be32(b + 12);
-		p->ack_delay_us = srd_get_be32(b + 16);
-		srd_memcpy(p->sack, b + 20, sizeof(p->sack));
-		p->dup_psn = srd_get_be32(b + 36);
+		p->ack_psn = srd_get_be32(b + OFF_ACK_PSN);
+		p->ack_delay_us = srd_get_be32(b + OFF_ACK_DELAY);
+		srd_memcpy(p->sack, b + OFF_SACK, sizeof(p->sack));
+		p->dup_psn = srd_get_be32(b + OFF_DUP_PSN);
 		if (p->dst_epoch == 0)
 			return SRD_PARSE_FIELD;
 		break;
 	case SRD_WOP_NAK:
-		p->psn = srd_get_be32(b + 12);
-		p->msg_id = srd_get_be32(b + 16);
-		p->attempt = b[20];
-		p->nak_reason = b[21];
+		p->psn = srd_get_be32(b + OFF_NAK_PSN);
+		p->msg_id = srd_get_be32(b + OFF_NAK_MSG_ID);
+		p->attempt = b[OFF_NAK_ATTEMPT];
+		p->nak_reason = b[OFF_NAK_REASON];
 		if (p->dst_epoch == 0 || p->nak_reason < SRD_NAK_RNR ||
 		    p->nak_reason > SRD_NAK_REMOTE_ACCESS)
 			return SRD_PARSE_FIELD;

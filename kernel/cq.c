@@ -122,7 +122,7 @@ static void srd_cq_overflow_event(struct srd_cq *cq)
  * dropped and the CQ is in error from then on: the entries already in the
  * ring stay as they were, and the owner gets IB_EVENT_CQ_ERR once.
  */
-void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe)
+static void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe)
 {
 	struct srd_ring *ring = cq->ring;
 	bool notify = false, overflow = false;
@@ -167,4 +167,46 @@ void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe)
 	}
 	if (notify && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/*
+ * Every completion is built here.  srd_complete(): work request @wr_id of
+ * @qp is over, on @cq, with @status and vendor error @verr.  Any context.
+ */
+void srd_complete(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
+		  u8 opcode, u8 status, u32 verr, u32 byte_len)
+{
+	struct srd_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.vendor_err = verr,
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	srd_cq_post(cq, &cqe);
+}
+
+/*
+ * A receive of @qp succeeded: @byte_len bytes (with the GRH on UD) from
+ * the sender @from.
+ */
+void srd_complete_recv(struct srd_qp *qp, u64 wr_id, u8 opcode,
+		       u32 byte_len, const struct srd_recv_from *from)
+{
+	struct srd_cqe cqe = {
+		.wr_id = wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = opcode,
+		.flags = from->flags,
+		.byte_len = byte_len,
+		.imm_data = from->imm_data,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = from->src_qpn,
+		.slid = srd_ah_find_ahn(qp->sdev, from->sgid),
+	};
+
+	memcpy(cqe.sgid, from->sgid->raw, sizeof(cqe.sgid));
+	srd_cq_post(qp->rcq, &cqe);
 }

@@ -10,7 +10,7 @@
 #include "srd.h"
 
 /*
- * The work of QPs and messages (sq_work, chunk_work): destroyed, so
+ * The work of QPs (sq_work): destroyed, so
  * drained, at unload, after the last device is gone.
  */
 struct workqueue_struct *srd_wq;

@@ -1,24 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * softsrd: the SRD messages between the verbs queues and the engine, as
- * the files that handle them share them: segs.c (their local memory),
- * requester.c (sends and RDMA requests), receiver.c (incoming messages,
- * the engine's receive upcalls), responder.c (incoming RDMA).
+ * softsrd: the messages between the verbs queues and the wire, as the
+ * files that handle them share them: segs.c (their local memory, UD's
+ * too), requester.c (SRD sends and RDMA requests), receiver.c (incoming
+ * messages, the engine's receive upcalls), responder.c (incoming RDMA),
+ * send.c and recv.c (UD datagrams).
  */
 #ifndef _SRD_MESSAGE_H
 #define _SRD_MESSAGE_H
 
-/* One SGE of a message, with its MR held. */
+/* One SGE of a work request, with its MR held. */
 struct srd_msg_seg {
 	struct srd_mr *mr;
 	u64 addr;
-	u32 len;
-};
-
-/* One engine message of a work request: all of a SEND, a chunk of RDMA. */
-struct srd_chunk {
-	struct srd_send_msg *msg;
-	u32 off;			/* in the work request's bytes */
 	u32 len;
 };
 
@@ -31,19 +25,7 @@ struct srd_send_msg {
 	bool is_inline;
 	bool mr_gone;			/* a READ's MR was deregistered */
 	u32 flush_gen;			/* the QP's, when it was built */
-	/*
-	 * Chunks: the first goes to the engine when the work request is
-	 * consumed, the others from chunk_work.  The last chunk of a
-	 * multi-chunk WRITE_WITH_IMM waits until every other one is done.
-	 */
 	struct srd_kpeer *kp;
-	struct srd_send_req req;	/* what every chunk shares */
-	spinlock_t lock;		/* the four below, multi-chunk only */
-	u32 nchunks, next_chunk, chunks_busy;
-	enum srd_comp_status status;	/* the first failure */
-	struct delayed_work chunk_work;
-	struct srd_chunk *chunks;	/* nchunks; &chunk0 for one */
-	struct srd_chunk chunk0;
 	u32 nseg;
 	union {
 		DECLARE_FLEX_ARRAY(struct srd_msg_seg, seg);
@@ -51,8 +33,17 @@ struct srd_send_msg {
 	};
 };
 
+/*
+ * The engine's handle of an incoming message (what rx_begin returns):
+ * the first member of a struct srd_recv_msg (SRD_MSG_SEND) or of a
+ * struct srd_rdma_target (SRD_MSG_WRITE or SRD_MSG_READ), by its kind.
+ */
+struct srd_inbound {
+	enum srd_msg_kind kind;
+};
+
 struct srd_recv_msg {
-	enum srd_msg_kind kind;		/* SRD_MSG_SEND: see srd_rdma_target */
+	struct srd_inbound in;		/* SRD_MSG_SEND */
 	struct srd_qp *qp;
 	u64 wr_id;
 	u32 len;
@@ -72,7 +63,7 @@ struct srd_recv_msg {
  * each packet looks the rkey up again (srd_rdma_target_mr()).
  */
 struct srd_rdma_target {
-	enum srd_msg_kind kind;		/* SRD_MSG_WRITE or SRD_MSG_READ */
+	struct srd_inbound in;		/* SRD_MSG_WRITE or SRD_MSG_READ */
 	struct srd_qp *qp;
 	struct srd_mr *mr;		/* identity only: no reference */
 	u32 rkey;
@@ -83,6 +74,18 @@ struct srd_rdma_target {
 	u32 len;
 	struct srd_recv_msg *imm;	/* WRITE_WITH_IMM: its receive */
 };
+
+static inline struct srd_recv_msg *srd_inbound_recv(struct srd_inbound *in)
+{
+	WARN_ON_ONCE(in->kind != SRD_MSG_SEND);
+	return container_of(in, struct srd_recv_msg, in);
+}
+
+static inline struct srd_rdma_target *srd_inbound_rdma(struct srd_inbound *in)
+{
+	WARN_ON_ONCE(in->kind == SRD_MSG_SEND);
+	return container_of(in, struct srd_rdma_target, in);
+}
 
 static inline bool srd_qp_can_receive(enum ib_qp_state state)
 {
@@ -96,18 +99,23 @@ u32 srd_segs_get(struct srd_qp *qp, const struct srd_sge *sge,
 		 struct srd_msg_seg *seg, u32 *nseg);
 int srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		  u8 *buf, u32 len, bool to_mr);
+u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg);
+int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
+		       const struct sk_buff *skb, int skb_off, u32 len);
 
 /* receiver.c */
 enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_recv_msg **msgp);
+void srd_receiver_recv_done(struct srd_recv_msg *msg);
+void srd_receiver_recv_abort(struct srd_recv_msg *msg);
 
 /* responder.c */
-void srd_responder_free(struct srd_rdma_target *t);
+void srd_responder_finish(struct srd_rdma_target *t, bool done);
 enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 					const union ib_gid *remote,
 					const struct srd_rx_msg_info *info,
-					void **handle);
+					struct srd_inbound **inp);
 int srd_responder_write(struct srd_rdma_target *t, u32 offset,
 			const u8 *data, u32 len);
 

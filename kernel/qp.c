@@ -276,20 +276,6 @@ void srd_qp_put(struct srd_qp *qp)
 		complete(&qp->released);
 }
 
-static void srd_flush_cqe(struct srd_qp *qp, struct srd_cq *cq, u64 wr_id,
-			  u8 opcode)
-{
-	struct srd_cqe cqe = {
-		.wr_id = wr_id,
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = opcode,
-		.vendor_err = SRD_VERR_FLUSH,
-		.qp_num = qp->ibqp.qp_num,
-	};
-
-	srd_cq_post(cq, &cqe);
-}
-
 /*
  * Complete every posted work request of @wq with IB_WC_WR_FLUSH_ERR.  The
  * caller holds the queue's lock.  A broken ring (more posted than it has
@@ -312,11 +298,42 @@ static void srd_wq_flush(struct srd_qp *qp, struct srd_wq *wq,
 	while (wq->cons != prod) {
 		/* wr_id is the first field of both slot kinds. */
 		wr_id = READ_ONCE(*(u64 *)srd_ring_slot(ring, wq->cons));
-		srd_flush_cqe(qp, cq, wr_id, opcode);
+		srd_complete(cq, qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR,
+			     SRD_VERR_FLUSH, 0);
 		wq->cons++;
 	}
 	/* Slots read before they are handed back. */
 	smp_store_release(&ring->ctl->cons, wq->cons);
+}
+
+/*
+ * Take the next posted receive of @qp: a copy of its slot in qp->rq.wqe
+ * (userspace may rewrite the slot), the slot handed back.  Under
+ * rq_lock, on UD and SRD alike.  0; -ENOENT: none is posted; -EIO: the
+ * ring's indices say more is posted than it has slots, a broken ring,
+ * and the QP is in ERR now, as a broken SQ puts it.
+ */
+int srd_rq_claim(struct srd_qp *qp)
+{
+	struct srd_ring *ring = qp->rq.ring;
+	u32 prod;
+
+	lockdep_assert_held(&qp->rq_lock);
+
+	/* Pairs with the provider's release store: slots before index. */
+	prod = smp_load_acquire(&ring->ctl->prod);
+	if (prod == qp->rq.cons)
+		return -ENOENT;
+	if (prod - qp->rq.cons > ring->num_entries) {
+		srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
+		srd_qp_set_error(qp);
+		return -EIO;
+	}
+	memcpy(qp->rq.wqe, srd_ring_slot(ring, qp->rq.cons), ring->stride);
+	qp->rq.cons++;
+	/* The slot was copied before it is handed back. */
+	smp_store_release(&ring->ctl->cons, qp->rq.cons);
+	return 0;
 }
 
 /* Under rq_lock. */

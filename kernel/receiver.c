@@ -3,8 +3,8 @@
  * softsrd: incoming SRD messages.  The engine's receive upcalls
  * (srd_receiver_begin, _data, _done, _abort): a SEND claims a receive work
  * request and becomes a struct srd_recv_msg the engine writes into; an
- * RDMA WRITE or READ goes to the responder (responder.c).  Both kinds of
- * handle start with their enum srd_msg_kind.
+ * RDMA WRITE or READ goes to the responder (responder.c).  The engine's
+ * handle is the struct srd_inbound in either (message.h).
  *
  * Lifetime: a receive message holds a QP reference and its receive's MRs
  * (segs.c) until the engine completes or aborts it; it is used under its
@@ -17,20 +17,12 @@
 #include "srd.h"
 #include "message.h"
 
+/* A receive of @qp completes in error, unless the QP is being destroyed. */
 static void srd_receiver_complete(struct srd_qp *qp, u64 wr_id, u8 status,
-				  u32 verr)
+				  u32 verr, u8 opcode)
 {
-	if (READ_ONCE(qp->sq_dead))
-		return;
-	struct srd_cqe cqe = {
-		.wr_id = wr_id,
-		.status = status,
-		.opcode = SRD_CQE_RECV,
-		.vendor_err = verr,
-		.qp_num = qp->ibqp.qp_num,
-	};
-
-	srd_cq_post(qp->rcq, &cqe);
+	if (!READ_ONCE(qp->sq_dead))
+		srd_complete(qp->rcq, qp, wr_id, opcode, status, verr, 0);
 }
 
 /*
@@ -41,36 +33,25 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_recv_msg **msgp)
 {
-	struct srd_ring *ring = qp->rq.ring;
 	struct srd_recv_wqe *wqe = qp->rq.wqe;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
 	enum srd_rx_verdict verdict = SRD_RX_ACCEPT;
 	struct srd_recv_msg *msg;
-	u32 prod, verr, i, nseg;
+	u32 verr, i, nseg;
 	u64 room = 0;
+	int err;
 
 	spin_lock_bh(&qp->rq_lock);
 	if (!srd_qp_can_receive(qp->state)) {
 		verdict = SRD_RX_QP_ERROR;
 		goto out;
 	}
-	/* Pairs with the provider's release store: slots before index. */
-	prod = smp_load_acquire(&ring->ctl->prod);
-	if (prod == qp->rq.cons) {
-		/* No receive posted: the sender retries (RNR). */
-		verdict = SRD_RX_RNR;
+	err = srd_rq_claim(qp);
+	if (err) {
+		/* None posted: the sender retries (RNR). */
+		verdict = err == -ENOENT ? SRD_RX_RNR : SRD_RX_QP_ERROR;
 		goto out;
 	}
-	if (prod - qp->rq.cons > ring->num_entries) {
-		srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
-		srd_qp_set_error(qp);
-		verdict = SRD_RX_QP_ERROR;
-		goto out;
-	}
-	memcpy(wqe, srd_ring_slot(ring, qp->rq.cons), ring->stride);
-	qp->rq.cons++;
-	/* The slot was copied before it is handed back. */
-	smp_store_release(&ring->ctl->cons, qp->rq.cons);
 
 	if (wqe->num_sge > qp->rq.max_sge) {
 		verr = SRD_VERR_BAD_WQE;
@@ -81,7 +62,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 	if (room < info->msg_len) {
 		/* The sender's message is too big: its fault, not ours. */
 		srd_receiver_complete(qp, wqe->wr_id, IB_WC_LOC_LEN_ERR,
-				      SRD_VERR_RECV_TOO_SHORT);
+				      SRD_VERR_RECV_TOO_SHORT, SRD_CQE_RECV);
 		verdict = SRD_RX_BAD_LENGTH;
 		goto out;
 	}
@@ -89,7 +70,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 		      GFP_ATOMIC | __GFP_NOWARN);
 	if (!msg) {
 		srd_receiver_complete(qp, wqe->wr_id, IB_WC_GENERAL_ERR,
-				      SRD_VERR_NOMEM);
+				      SRD_VERR_NOMEM, SRD_CQE_RECV);
 		verdict = SRD_RX_QP_ERROR;
 		goto out;
 	}
@@ -99,7 +80,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 		kfree(msg);
 		goto err_local;
 	}
-	msg->kind = SRD_MSG_SEND;
+	msg->in.kind = SRD_MSG_SEND;
 	msg->nseg = nseg;
 	msg->wr_id = wqe->wr_id;
 	msg->opcode = SRD_CQE_RECV;
@@ -108,7 +89,8 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 
 err_local:
 	/* A bad receive work request: the QP fails, as on UD. */
-	srd_receiver_complete(qp, wqe->wr_id, IB_WC_LOC_PROT_ERR, verr);
+	srd_receiver_complete(qp, wqe->wr_id, IB_WC_LOC_PROT_ERR, verr,
+			      SRD_CQE_RECV);
 	srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
 	srd_qp_set_error(qp);
 	verdict = SRD_RX_QP_ERROR;
@@ -120,7 +102,7 @@ out:
 enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
 				       const union ib_gid *remote,
 				       const struct srd_rx_msg_info *info,
-				       void **handle)
+				       struct srd_inbound **inp)
 {
 	struct srd_recv_msg *msg = NULL;
 	enum srd_rx_verdict verdict;
@@ -138,7 +120,7 @@ enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
 		goto out_put;
 	}
 	if (info->kind != SRD_MSG_SEND)
-		return srd_responder_begin(qp, remote, info, handle);
+		return srd_responder_begin(qp, remote, info, inp);
 	if (info->msg_len > srd_max_srd_msg_bytes(sdev)) {
 		verdict = SRD_RX_BAD_LENGTH;
 		goto out_put;
@@ -155,7 +137,7 @@ enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
 	msg->has_imm = info->has_imm;
 	msg->solicited = info->solicited;
 	msg->sgid = *remote;
-	*handle = msg;
+	*inp = &msg->in;
 	return SRD_RX_ACCEPT;
 
 out_put:
@@ -163,12 +145,15 @@ out_put:
 	return verdict;
 }
 
-int srd_receiver_data(void *handle, u32 offset, const u8 *data, u32 len)
+int srd_receiver_data(struct srd_inbound *in, u32 offset, const u8 *data,
+		      u32 len)
 {
-	struct srd_recv_msg *msg = handle;
+	struct srd_recv_msg *msg;
 
-	if (msg->kind != SRD_MSG_SEND)
-		return srd_responder_write(handle, offset, data, len);
+	if (in->kind != SRD_MSG_SEND)
+		return srd_responder_write(srd_inbound_rdma(in), offset, data,
+					   len);
+	msg = srd_inbound_recv(in);
 	if (offset > msg->len || len > msg->len - offset)
 		return 0;
 	return srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len,
@@ -184,74 +169,68 @@ static void srd_recv_msg_free(struct srd_recv_msg *msg)
 	srd_qp_put(qp);
 }
 
-void srd_receiver_done(void *handle)
+/* Receive @msg is complete: all its bytes are placed. */
+void srd_receiver_recv_done(struct srd_recv_msg *msg)
 {
-	struct srd_recv_msg *msg = handle;
 	struct srd_qp *qp = msg->qp;
 	struct srd_dev *sdev = qp->sdev;
-
-	if (msg->kind != SRD_MSG_SEND) {
-		struct srd_rdma_target *t = handle;
-
-		if (t->imm)
-			srd_receiver_done(t->imm);
-		srd_responder_free(t);
-		return;
-	}
-	struct srd_cqe cqe = {
-		.wr_id = msg->wr_id,
-		.opcode = msg->opcode,
-		.qp_num = qp->ibqp.qp_num,
+	struct srd_recv_from from = {
+		.sgid = &msg->sgid,
+		.src_qpn = msg->src_qpn,
 	};
 
 	/* A QP that failed meanwhile flushes, whatever arrived. */
-	if (srd_qp_can_receive(READ_ONCE(qp->state))) {
-		cqe.status = IB_WC_SUCCESS;
-		cqe.byte_len = msg->len;
-		cqe.src_qp = msg->src_qpn;
-		if (msg->has_imm) {
-			cqe.flags |= SRD_CQE_WITH_IMM;
-			cqe.imm_data = cpu_to_be32(msg->imm_data);
-		}
-		if (msg->solicited)
-			cqe.flags |= SRD_CQE_SOLICITED;
-		cqe.slid = srd_ah_find_ahn(sdev, &msg->sgid);
-		memcpy(cqe.sgid, msg->sgid.raw, sizeof(cqe.sgid));
-		srd_count_one(sdev, SRD_CNT_RX_PACKETS);
-		srd_count(sdev, SRD_CNT_RX_BYTES, msg->len);
-	} else {
-		cqe.status = IB_WC_WR_FLUSH_ERR;
-		cqe.vendor_err = SRD_VERR_FLUSH;
+	if (!srd_qp_can_receive(READ_ONCE(qp->state))) {
+		srd_receiver_complete(qp, msg->wr_id, IB_WC_WR_FLUSH_ERR,
+				      SRD_VERR_FLUSH, msg->opcode);
+		goto out;
 	}
-	if (!READ_ONCE(qp->sq_dead))
-		srd_cq_post(qp->rcq, &cqe);
+	srd_count_one(sdev, SRD_CNT_RX_PACKETS);
+	srd_count(sdev, SRD_CNT_RX_BYTES, msg->len);
+	/* A QP being destroyed completes nothing more. */
+	if (READ_ONCE(qp->sq_dead))
+		goto out;
+	if (msg->has_imm) {
+		from.flags |= SRD_CQE_WITH_IMM;
+		from.imm_data = cpu_to_be32(msg->imm_data);
+	}
+	if (msg->solicited)
+		from.flags |= SRD_CQE_SOLICITED;
+	srd_complete_recv(qp, msg->wr_id, msg->opcode, msg->len, &from);
+out:
 	srd_recv_msg_free(msg);
 }
 
 /*
- * The message will never complete: its sender gave up or restarted, or
- * our QP is going away.  The receive completes in error; what was
- * already written to its buffers is undefined.
+ * Receive @msg will never complete: its sender gave up or restarted, or
+ * our QP is going away.  It completes in error; what was already written
+ * to its buffers is undefined.
  */
-void srd_receiver_abort(void *handle)
+void srd_receiver_recv_abort(struct srd_recv_msg *msg)
 {
-	struct srd_recv_msg *msg = handle;
 	struct srd_qp *qp = msg->qp;
-
-	if (msg->kind != SRD_MSG_SEND) {
-		struct srd_rdma_target *t = handle;
-
-		if (t->imm)
-			srd_receiver_abort(t->imm);
-		srd_responder_free(t);
-		return;
-	}
 
 	if (srd_qp_can_receive(READ_ONCE(qp->state)))
 		srd_receiver_complete(qp, msg->wr_id, IB_WC_REM_ABORT_ERR,
-				      SRD_VERR_REMOTE_ABORT);
+				      SRD_VERR_REMOTE_ABORT, SRD_CQE_RECV);
 	else
 		srd_receiver_complete(qp, msg->wr_id, IB_WC_WR_FLUSH_ERR,
-				      SRD_VERR_FLUSH);
+				      SRD_VERR_FLUSH, SRD_CQE_RECV);
 	srd_recv_msg_free(msg);
+}
+
+void srd_receiver_done(struct srd_inbound *in)
+{
+	if (in->kind == SRD_MSG_SEND)
+		srd_receiver_recv_done(srd_inbound_recv(in));
+	else
+		srd_responder_finish(srd_inbound_rdma(in), true);
+}
+
+void srd_receiver_abort(struct srd_inbound *in)
+{
+	if (in->kind == SRD_MSG_SEND)
+		srd_receiver_recv_abort(srd_inbound_recv(in));
+	else
+		srd_responder_finish(srd_inbound_rdma(in), false);
 }

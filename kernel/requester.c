@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd: SRD messages of the send queue, the requester's side.  A send
- * work request becomes a struct srd_send_msg that the engine reads its
- * packets from (srd_requester_gather) and completes (srd_requester_done);
- * RDMA (docs/protocol.md, "RDMA read and write"): a READ or WRITE work
- * request is cut into chunks of at most SRD_MAX_RDMA_MSG_BYTES, one
- * engine message each (struct srd_chunk); a SEND is one chunk.  A READ's
- * response lands through srd_requester_read_data.
+ * softsrd: SRD work requests of the send queue, the requester's side.
+ * A SEND, WRITE or READ work request becomes a struct srd_send_msg and
+ * one engine request; the engine reads its packets' bytes from it
+ * (srd_requester_gather), places a READ's response into it
+ * (srd_requester_read_data) and completes it once (srd_requester_done).
+ * Cutting an RDMA operation into messages is the engine's
+ * (engine/rdma_op.c).
  *
  * Lifetime: a send message holds a QP reference and a reference on every
  * local MR it touches (segs.c), from the work request until the engine
- * completes or aborts it.  It is used under its peer's lock only, but for
- * the chunk bookkeeping of a multi-chunk work request (its own lock and
- * work item).
+ * completes it.  It is used under its peer's lock.
  */
 
 #include <linux/slab.h>
@@ -61,8 +59,6 @@ static void srd_requester_free(struct srd_send_msg *msg)
 		srd_kpeer_put(msg->kp);
 	if (!msg->is_inline)
 		srd_segs_put(msg->seg, msg->nseg);
-	if (msg->chunks != &msg->chunk0)
-		kfree(msg->chunks);
 	kfree(msg);
 }
 
@@ -86,24 +82,6 @@ u8 srd_wqe_cqe_opcode(u8 wqe_opcode)
 	}
 }
 
-/* The engine request for chunk @i of @msg. */
-static void srd_chunk_req(struct srd_send_msg *msg, u32 i,
-			  struct srd_send_req *req)
-{
-	struct srd_chunk *c = &msg->chunks[i];
-
-	*req = msg->req;
-	req->cookie = c;
-	if (req->kind == SRD_MSG_SEND)
-		return;
-	req->rdma.rdma_offset = c->off;
-	req->rdma.length = c->len;
-	req->len = req->kind == SRD_MSG_WRITE ? c->len : 0;
-	/* Only the last chunk carries the immediate data. */
-	req->has_imm = msg->req.has_imm && i == msg->nchunks - 1;
-	req->solicited = msg->req.solicited && i == msg->nchunks - 1;
-}
-
 /*
  * Hand the send work request @wqe of SRD QP @qp to the transport.  Under
  * sq_mutex.  Returns 0 when the work request is done with: handed over,
@@ -117,12 +95,12 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	const struct srd_sge *sge = (const void *)(wqe + 1);
 	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
 	bool rdma = srd_wqe_is_rdma(wqe->opcode);
-	struct srd_send_req *req, first;
+	struct srd_send_req r = {}, *req = &r;
 	union ib_gid sgid, dgid;
 	struct srd_send_msg *msg;
 	struct srd_kpeer *kp;
 	bool is_inline;
-	u32 len, i, verr, nchunks;
+	u32 len, i, verr;
 	u64 total = 0;
 	int ret;
 
@@ -166,24 +144,6 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	msg->signaled = (wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all;
 	msg->is_inline = is_inline;
 	msg->nseg = 0;
-	spin_lock_init(&msg->lock);
-	nchunks = rdma ? max_t(u32, 1, DIV_ROUND_UP(len, SRD_MAX_RDMA_MSG_BYTES)) : 1;
-	msg->chunks = &msg->chunk0;
-	if (nchunks > 1) {
-		msg->chunks = kcalloc(nchunks, sizeof(*msg->chunks), GFP_KERNEL);
-		if (!msg->chunks) {
-			msg->chunks = &msg->chunk0;
-			srd_requester_free(msg);
-			goto err_nomem;
-		}
-	}
-	msg->nchunks = nchunks;
-	for (i = 0; i < nchunks; i++) {
-		msg->chunks[i].msg = msg;
-		msg->chunks[i].off = i * SRD_MAX_RDMA_MSG_BYTES;
-		msg->chunks[i].len = min_t(u32, len - msg->chunks[i].off,
-					   SRD_MAX_RDMA_MSG_BYTES);
-	}
 	if (is_inline) {
 		memcpy(msg->inline_data, wqe + 1, len);
 	} else {
@@ -222,7 +182,6 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	msg->kp = kp;
 	msg->flush_gen = READ_ONCE(qp->flush_gen);
 
-	req = &msg->req;
 	req->src_qpn = qp->ibqp.qp_num;
 	req->dst_qpn = wqe->remote_qpn & 0xffffff;
 	/* A Q_Key with the high bit set means "use the QP's own". */
@@ -234,27 +193,22 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	req->solicited = wqe->flags & SRD_WQE_SOLICITED;
 	req->len = len;
 	req->rnr_retry = READ_ONCE(qp->rnr_retry);
+	req->cookie = msg;
 	if (rdma) {
 		req->kind = wqe->opcode == SRD_WQE_RDMA_READ ? SRD_MSG_READ :
 							       SRD_MSG_WRITE;
 		req->rdma.remote_addr = wqe->remote_addr;
 		req->rdma.rkey = wqe->rkey;
 		req->rdma.rdma_len = len;
+		req->rdma.length = len;
+		if (req->kind == SRD_MSG_READ)
+			req->len = 0;
 	}
 
 	/* The message's references; dropped when it completes. */
 	refcount_inc(&qp->ref);
 	atomic_inc(&qp->sq_inflight);
-	if (nchunks > 1) {
-		/* Every chunk goes from the work item, off this path. */
-		INIT_DELAYED_WORK(&msg->chunk_work, srd_requester_chunk_work);
-		queue_delayed_work(srd_wq, &msg->chunk_work, 0);
-		return 0;
-	}
-	msg->next_chunk = 1;
-	msg->chunks_busy = 1;
-	srd_chunk_req(msg, 0, &first);
-	ret = srd_kpeer_send(kp, &first, qp, msg->flush_gen);
+	ret = srd_kpeer_send(kp, req, qp, msg->flush_gen);
 	if (ret == SRD_SEND_OK)
 		return 0;
 
@@ -282,14 +236,12 @@ err_wqe:
 	return 0;
 }
 
-/* Copy @len bytes of chunk @c at @offset into @dst, for a packet. */
-int srd_requester_gather(struct srd_chunk *c, u32 offset, u8 *dst, u32 len)
+/* Copy @len bytes of @msg at @offset into @dst, for a packet. */
+int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
+			 u32 len)
 {
-	struct srd_send_msg *msg = c->msg;
-
-	if (offset > c->len || len > c->len - offset)
+	if (offset > msg->len || len > msg->len - offset)
 		return -EINVAL;
-	offset += c->off;
 	if (msg->is_inline)
 		memcpy(dst, msg->inline_data + offset, len);
 	else
@@ -302,23 +254,20 @@ static void srd_requester_complete(struct srd_send_msg *msg,
 				   enum srd_comp_status st)
 {
 	struct srd_qp *qp = msg->qp;
-	struct srd_cqe cqe = {};
-
+	u64 wr_id = msg->wr_id;
+	u32 len = msg->len, verr;
+	u8 opcode = srd_wqe_cqe_opcode(msg->opcode), status;
 	bool post;
 
-	srd_comp_status_to_wc(st, &cqe.status, &cqe.vendor_err);
-	if (cqe.status == IB_WC_SUCCESS && READ_ONCE(msg->mr_gone)) {
+	srd_comp_status_to_wc(st, &status, &verr);
+	if (status == IB_WC_SUCCESS && READ_ONCE(msg->mr_gone)) {
 		/* Not all the response bytes could be placed. */
-		cqe.status = IB_WC_LOC_PROT_ERR;
-		cqe.vendor_err = SRD_VERR_BAD_LKEY;
+		status = IB_WC_LOC_PROT_ERR;
+		verr = SRD_VERR_BAD_LKEY;
 	}
 	/* A QP being destroyed completes nothing more. */
-	post = (cqe.status != IB_WC_SUCCESS || msg->signaled) &&
+	post = (status != IB_WC_SUCCESS || msg->signaled) &&
 	       !READ_ONCE(qp->sq_dead);
-	cqe.wr_id = msg->wr_id;
-	cqe.opcode = srd_wqe_cqe_opcode(msg->opcode);
-	cqe.byte_len = msg->len;
-	cqe.qp_num = qp->ibqp.qp_num;
 	srd_requester_free(msg);
 
 	/*
@@ -329,7 +278,7 @@ static void srd_requester_complete(struct srd_send_msg *msg,
 	atomic_dec(&qp->sq_inflight);
 	srd_sq_publish(qp);
 	if (post)
-		srd_cq_post(qp->scq, &cqe);
+		srd_complete(qp->scq, qp, wr_id, opcode, status, verr, len);
 	/* Pairs with srd_sq_has_room(): we see sq_blocked, or it sees room. */
 	smp_mb();
 	if (READ_ONCE(qp->sq_blocked))
@@ -338,108 +287,23 @@ static void srd_requester_complete(struct srd_send_msg *msg,
 }
 
 /*
- * Submit the chunks of a multi-chunk work request, and complete it when
- * the last is done.  The only place such a message is freed: every
- * change of its chunk state and every queueing of this work happen under
- * msg->lock, so once the work sees the message finished with no further
- * run queued, nothing can touch it again.
+ * The engine is done with @msg: every byte delivered (or, for a READ,
+ * placed), or failed.  Under the peer's lock.  Remote failures complete
+ * the work request in error and leave the QP as it is: SRD is
+ * connectionless, and one unreachable or misbehaving peer must not stop
+ * a QP's traffic with the others.
  */
-void srd_requester_chunk_work(struct work_struct *work)
+void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st)
 {
-	struct srd_send_msg *msg = container_of(to_delayed_work(work),
-						struct srd_send_msg,
-						chunk_work);
-	struct srd_send_req req;
-	enum srd_comp_status st;
-	bool done;
-	u32 i;
-	int ret;
-
-	for (;;) {
-		spin_lock_bh(&msg->lock);
-		if (msg->status != SRD_COMP_OK || READ_ONCE(msg->qp->sq_dead)) {
-			/* Nothing more goes out; wait for what is out. */
-			if (msg->status == SRD_COMP_OK)
-				msg->status = SRD_COMP_FLUSHED;
-			msg->next_chunk = msg->nchunks;
-		}
-		if (msg->next_chunk == msg->nchunks) {
-			done = !msg->chunks_busy &&
-			       !delayed_work_pending(&msg->chunk_work);
-			st = msg->status;
-			spin_unlock_bh(&msg->lock);
-			if (done) {
-				/* As from the transport's softirq. */
-				local_bh_disable();
-				srd_requester_complete(msg, st);
-				local_bh_enable();
-			}
-			return;
-		}
-		i = msg->next_chunk;
-		/* The immediate data goes last, once all else is in place. */
-		if (i == msg->nchunks - 1 && msg->req.has_imm &&
-		    msg->chunks_busy) {
-			spin_unlock_bh(&msg->lock);
-			return;
-		}
-		msg->next_chunk++;
-		msg->chunks_busy++;
-		spin_unlock_bh(&msg->lock);
-
-		srd_chunk_req(msg, i, &req);
-		ret = srd_kpeer_send(msg->kp, &req, msg->qp, msg->flush_gen);
-		if (ret == SRD_SEND_OK)
-			continue;
-		spin_lock_bh(&msg->lock);
-		msg->chunks_busy--;
-		if (ret == SRD_SEND_BUSY) {
-			/* The peer's queue is full: again in a moment. */
-			msg->next_chunk--;
-			queue_delayed_work(srd_wq, &msg->chunk_work, 1);
-			spin_unlock_bh(&msg->lock);
-			return;
-		}
-		if (msg->status == SRD_COMP_OK)
-			msg->status = SRD_COMP_FLUSHED;
-		spin_unlock_bh(&msg->lock);
-	}
+	srd_requester_complete(msg, st);
 }
 
-/*
- * The engine is done with chunk @c.  Under the peer's lock.  A SEND is
- * one chunk: it completes at once.  Remote failures complete the work
- * request in error and leave the QP as it is: SRD is connectionless, and
- * one unreachable or misbehaving peer must not stop a QP's traffic with
- * the others.
- */
-void srd_requester_done(struct srd_chunk *c, enum srd_comp_status st)
+/* Requester: response bytes of a READ, into the local buffers. */
+void srd_requester_read_data(struct srd_send_msg *msg, u32 offset,
+			     const u8 *data, u32 len)
 {
-	struct srd_send_msg *msg = c->msg;
-
-	if (msg->nchunks == 1) {
-		srd_requester_complete(msg, st);
+	if (offset > msg->len || len > msg->len - offset)
 		return;
-	}
-	spin_lock(&msg->lock);
-	if (st != SRD_COMP_OK && msg->status == SRD_COMP_OK)
-		msg->status = st;
-	msg->chunks_busy--;
-	/* To finish, or to send the immediate chunk, or to stop sending. */
-	if (!msg->chunks_busy || st != SRD_COMP_OK)
-		mod_delayed_work(srd_wq, &msg->chunk_work, 0);
-	spin_unlock(&msg->lock);
-}
-
-/* Requester: response bytes of a READ chunk, into the local buffers. */
-void srd_requester_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
-			     u32 len)
-{
-	struct srd_send_msg *msg = c->msg;
-
-	if (offset > c->len || len > c->len - offset)
-		return;
-	if (srd_segs_copy(msg->seg, msg->nseg, c->off + offset, (u8 *)data,
-			  len, true))
+	if (srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len, true))
 		WRITE_ONCE(msg->mr_gone, true);
 }

@@ -18,10 +18,23 @@
 #include "srd.h"
 #include "message.h"
 
-void srd_responder_free(struct srd_rdma_target *t)
+static void srd_responder_free(struct srd_rdma_target *t)
 {
 	srd_qp_put(t->qp);
 	kfree(t);
+}
+
+/*
+ * The engine is done with incoming WRITE @t: all of it placed (@done),
+ * or never to be.  A WRITE_WITH_IMM's receive completes with it.
+ */
+void srd_responder_finish(struct srd_rdma_target *t, bool done)
+{
+	if (t->imm && done)
+		srd_receiver_recv_done(t->imm);
+	else if (t->imm)
+		srd_receiver_recv_abort(t->imm);
+	srd_responder_free(t);
 }
 
 /*
@@ -50,7 +63,7 @@ static struct srd_mr *srd_rdma_target_mr(struct srd_rdma_target *t)
 enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 					const union ib_gid *remote,
 					const struct srd_rx_msg_info *info,
-					void **handle)
+					struct srd_inbound **inp)
 {
 	const struct srd_rdma_info *r = &info->rdma;
 	struct srd_dev *sdev = qp->sdev;
@@ -70,7 +83,7 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 		verdict = SRD_RX_QP_ERROR;
 		goto out_put;
 	}
-	t->kind = info->kind;
+	t->in.kind = info->kind;
 	t->qp = qp;
 	t->rkey = r->rkey;
 	t->access = info->kind == SRD_MSG_WRITE ? IB_ACCESS_REMOTE_WRITE :
@@ -115,7 +128,7 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 		recv->sgid = *remote;
 		t->imm = recv;
 	}
-	*handle = t;
+	*inp = &t->in;
 	return SRD_RX_ACCEPT;
 
 out_put:
@@ -141,9 +154,10 @@ int srd_responder_write(struct srd_rdma_target *t, u32 offset,
 }
 
 /* READ_RESP: the bytes of a response packet.  0, or SRD_TX_ABORT. */
-int srd_responder_gather(void *handle, u32 offset, u8 *dst, u32 len)
+int srd_responder_gather(struct srd_inbound *in, u32 offset, u8 *dst,
+			 u32 len)
 {
-	struct srd_rdma_target *t = handle;
+	struct srd_rdma_target *t = srd_inbound_rdma(in);
 	struct srd_mr *mr;
 
 	if (offset > t->len || len > t->len - offset)
@@ -156,8 +170,8 @@ int srd_responder_gather(void *handle, u32 offset, u8 *dst, u32 len)
 	return 0;
 }
 
-/* The READ_RESP of @handle is over: sent and ACKed, or failed. */
-void srd_responder_done(void *handle, enum srd_comp_status st)
+/* The READ_RESP of @in is over: sent and ACKed, or failed. */
+void srd_responder_done(struct srd_inbound *in, enum srd_comp_status st)
 {
-	srd_responder_free(handle);
+	srd_responder_free(srd_inbound_rdma(in));
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd: the local memory of an SRD message.  A message's SGEs become
- * segments, each holding its MR from the work request until the engine
- * is done with the message, so the pages stay pinned; copies to and from
- * them go through mr.c.
+ * softsrd: the local memory of a work request, the one walk from SGEs to
+ * MRs.  A work request's SGEs become segments, each holding its MR (UD:
+ * while the datagram is copied; SRD: until the engine is done with the
+ * message, so the pages stay pinned); copies to and from them go
+ * through mr.c.
  */
 
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -20,7 +22,8 @@ void srd_segs_put(struct srd_msg_seg *seg, u32 n)
 
 /*
  * Take the MRs of @num_sge SGEs for @access, dropping empty ones, up to
- * @limit bytes.  Returns a vendor error; on error nothing is held.
+ * @limit bytes; @seg has room for @num_sge.  Returns a vendor error; on
+ * error nothing is held.
  */
 u32 srd_segs_get(struct srd_qp *qp, const struct srd_sge *sge,
 		 u32 num_sge, int access, u32 limit,
@@ -74,6 +77,43 @@ int srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 				      chunk))
 			return -EACCES;
 		buf += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return 0;
+}
+
+/* The bytes the segments cover. */
+u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg)
+{
+	u32 i, len = 0;
+
+	for (i = 0; i < nseg; i++)
+		len += seg[i].len;
+	return len;
+}
+
+/*
+ * Copy @len bytes of @skb at @skb_off into the segments at @offset.  0,
+ * -EACCES (an MR was deregistered) or the skb's error.
+ */
+int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
+		       const struct sk_buff *skb, int skb_off, u32 len)
+{
+	u32 i, chunk;
+	int err;
+
+	for (i = 0; i < nseg && len; i++) {
+		if (offset >= seg[i].len) {
+			offset -= seg[i].len;
+			continue;
+		}
+		chunk = min(len, seg[i].len - offset);
+		err = srd_mr_write_skb(seg[i].mr, seg[i].addr + offset, skb,
+				       skb_off, chunk);
+		if (err)
+			return err;
+		skb_off += chunk;
 		len -= chunk;
 		offset = 0;
 	}

@@ -12,6 +12,7 @@
 #include <net/ipv6.h>
 
 #include "srd.h"
+#include "message.h"
 #include "wire.h"
 
 /* Room for any link-layer, IP and UDP header in front of the SRD header. */
@@ -33,28 +34,18 @@ static u16 srd_ud_src_port(u32 src_qpn, u32 dst_qpn)
 	return 49152 + (jhash_2words(src_qpn, dst_qpn, 0) & 0x3fff);
 }
 
-/* Gather the SGEs of @wqe into @dst.  Returns a vendor error. */
+/* Gather the SGEs of a UD send into @dst.  Returns a vendor error. */
 static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
-		      u32 num_sge, u8 *dst)
+		      u32 num_sge, u8 *dst, u32 len)
 {
-	struct srd_mr *mr;
-	u32 i, verr;
+	struct srd_msg_seg seg[SRD_MAX_SEND_SGE];
+	u32 n, verr;
 
-	for (i = 0; i < num_sge; i++) {
-		if (!sge[i].length)
-			continue;
-		mr = srd_mr_get(qp->sdev, sge[i].lkey);
-		if (!mr)
-			return SRD_VERR_BAD_LKEY;
-		verr = srd_mr_check(mr, qp->ibqp.pd, sge[i].addr,
-				    sge[i].length, 0);
-		if (!verr)
-			srd_mr_read(mr, sge[i].addr, dst, sge[i].length);
-		srd_mr_put(mr);
-		if (verr)
-			return verr;
-		dst += sge[i].length;
-	}
+	verr = srd_segs_get(qp, sge, num_sge, 0, len, seg, &n);
+	if (verr)
+		return verr;
+	srd_segs_copy(seg, n, 0, dst, len, false);
+	srd_segs_put(seg, n);
 	return SRD_VERR_NONE;
 }
 
@@ -75,7 +66,7 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
 	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
-	struct srd_wire_hdr *hdr;
+	struct srd_ud_hdr hdr;
 	union ib_gid sgid, dgid;
 	struct sk_buff *skb;
 	u32 len, verr, qkey;
@@ -104,7 +95,7 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
 		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
 
-	skb = alloc_skb(SRD_TX_HEADROOM + SRD_WIRE_HDR_BYTES + len, GFP_KERNEL);
+	skb = alloc_skb(SRD_TX_HEADROOM + SRD_HDR_UD_BYTES + len, GFP_KERNEL);
 	if (!skb)
 		return srd_send_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
 	skb_reserve(skb, SRD_TX_HEADROOM);
@@ -112,22 +103,22 @@ static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	/* A Q_Key with the high bit set means "use the QP's own". */
 	qkey = wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
 					       wqe->remote_qkey;
-	hdr = skb_put_zero(skb, SRD_WIRE_HDR_BYTES);
-	hdr->version = SRD_WIRE_VERSION;
-	hdr->opcode = wqe->opcode == SRD_WQE_SEND_WITH_IMM ?
-		      SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND;
-	hdr->flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_SOLICITED : 0;
-	hdr->hdr_len_words = SRD_WIRE_HDR_BYTES / 4;
-	hdr->dst_qpn = cpu_to_be32(wqe->remote_qpn & 0xffffff);
-	hdr->src_qpn = cpu_to_be32(qp->ibqp.qp_num);
-	hdr->qkey = cpu_to_be32(qkey);
-	if (wqe->opcode == SRD_WQE_SEND_WITH_IMM)
-		hdr->imm_data = wqe->imm_data;
+	hdr = (struct srd_ud_hdr){
+		.opcode = wqe->opcode == SRD_WQE_SEND_WITH_IMM ?
+			  SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
+		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
+		.dst_qpn = wqe->remote_qpn,
+		.src_qpn = qp->ibqp.qp_num,
+		.qkey = qkey,
+		.imm_data = be32_to_cpu(wqe->imm_data),
+	};
+	srd_wire_put_ud(skb_put(skb, SRD_HDR_UD_BYTES), &hdr);
 
 	if (is_inline) {
 		skb_put_data(skb, wqe + 1, len);
 	} else {
-		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len));
+		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len),
+				  len);
 		if (verr) {
 			kfree_skb(skb);
 			return srd_send_fail(res, IB_WC_LOC_PROT_ERR, verr);
@@ -219,7 +210,6 @@ static void srd_sq_process(struct srd_qp *qp)
 	struct srd_ring *ring = qp->sq.ring;
 	struct srd_send_wqe *wqe = qp->sq.wqe;
 	struct srd_send_result res;
-	struct srd_cqe cqe;
 	u32 prod;
 
 	lockdep_assert_held(&qp->sq_mutex);
@@ -255,15 +245,9 @@ static void srd_sq_process(struct srd_qp *qp)
 		if (res.status != IB_WC_SUCCESS ||
 		    (!qp->is_srd &&
 		     ((wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all))) {
-			cqe = (struct srd_cqe){
-				.wr_id = wqe->wr_id,
-				.status = res.status,
-				.opcode = srd_wqe_cqe_opcode(wqe->opcode),
-				.vendor_err = res.vendor_err,
-				.byte_len = res.byte_len,
-				.qp_num = qp->ibqp.qp_num,
-			};
-			srd_cq_post(qp->scq, &cqe);
+			srd_complete(qp->scq, qp, wqe->wr_id,
+				     srd_wqe_cqe_opcode(wqe->opcode),
+				     res.status, res.vendor_err, res.byte_len);
 		}
 		if (res.status != IB_WC_SUCCESS && !res.keep_qp) {
 			srd_sq_fail(qp);

@@ -414,8 +414,8 @@ struct srd_qp {
 	bool sq_dead;
 	/*
 	 * Bumped by each transport flush (srd_transport_flush_qp()) before it
-	 * takes any peer's lock: a chunk built before the flush and submitted
-	 * after it is refused under that lock (srd_kpeer_send()).
+	 * takes any peer's lock: a message built before the flush and
+	 * submitted after it is refused under that lock (srd_kpeer_send()).
 	 */
 	u32 flush_gen;
 	struct delayed_work sq_work;
@@ -501,7 +501,18 @@ int srd_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata);
 int srd_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srd_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void srd_cq_post(struct srd_cq *cq, const struct srd_cqe *cqe);
+/* A receive's sender, as its completion reports it. */
+struct srd_recv_from {
+	const union ib_gid *sgid;
+	u32 src_qpn;
+	__be32 imm_data;	/* with SRD_CQE_WITH_IMM */
+	u16 flags;		/* SRD_CQE_GRH, _WITH_IMM, _SOLICITED */
+};
+
+void srd_complete(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
+		  u8 opcode, u8 status, u32 verr, u32 byte_len);
+void srd_complete_recv(struct srd_qp *qp, u64 wr_id, u8 opcode,
+		       u32 byte_len, const struct srd_recv_from *from);
 
 /* ah.c */
 int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
@@ -523,6 +534,7 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn);
 void srd_qp_put(struct srd_qp *qp);
 void srd_qps_mtu_changed(struct srd_dev *sdev);
+int srd_rq_claim(struct srd_qp *qp);
 void srd_qp_set_error(struct srd_qp *qp);
 void srd_qp_flush_rq(struct srd_qp *qp);
 void srd_qp_flush_sq(struct srd_qp *qp);
@@ -567,26 +579,28 @@ struct srd_send_result {
 
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		       struct srd_send_result *res);
-struct srd_chunk;
-int srd_requester_gather(struct srd_chunk *c, u32 offset, u8 *dst, u32 len);
-void srd_requester_done(struct srd_chunk *c, enum srd_comp_status st);
-void srd_requester_read_data(struct srd_chunk *c, u32 offset, const u8 *data,
-			     u32 len);
-void srd_requester_chunk_work(struct work_struct *work);
+int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
+			 u32 len);
+void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st);
+void srd_requester_read_data(struct srd_send_msg *msg, u32 offset,
+			     const u8 *data, u32 len);
 u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
 
 /* responder.c: incoming RDMA WRITE and READ */
-int srd_responder_gather(void *handle, u32 offset, u8 *dst, u32 len);
-void srd_responder_done(void *handle, enum srd_comp_status st);
+struct srd_inbound;
+int srd_responder_gather(struct srd_inbound *in, u32 offset, u8 *dst,
+			 u32 len);
+void srd_responder_done(struct srd_inbound *in, enum srd_comp_status st);
 
 /* receiver.c: incoming messages, the engine's receive upcalls */
 enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
 				       const union ib_gid *remote,
 				       const struct srd_rx_msg_info *info,
-				       void **handle);
-int srd_receiver_data(void *handle, u32 offset, const u8 *data, u32 len);
-void srd_receiver_done(void *handle);
-void srd_receiver_abort(void *handle);
+				       struct srd_inbound **inp);
+int srd_receiver_data(struct srd_inbound *in, u32 offset, const u8 *data,
+		      u32 len);
+void srd_receiver_done(struct srd_inbound *in);
+void srd_receiver_abort(struct srd_inbound *in);
 
 /* recv.c */
 void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,

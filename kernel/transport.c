@@ -256,8 +256,12 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 					   void **handle)
 {
 	struct srd_kpeer *kp = peer_os;
+	struct srd_inbound *in = NULL;
+	enum srd_rx_verdict v;
 
-	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, handle);
+	v = srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, &in);
+	*handle = in;
+	return v;
 }
 
 static int srd_os_rx_data(void *os, void *handle, u32 offset,
@@ -605,8 +609,8 @@ found:
 /*
  * Local SRD QP @qp is going to ERR, RESET or away: its sends in flight
  * complete FLUSHED and its receives in progress are aborted, at every
- * peer, and a chunk of its messages not yet submitted is refused from now
- * on.  Process context, under sq_mutex or after sq_dead was set.
+ * peer, and a message of it built but not yet submitted is refused from
+ * now on.  Process context, under sq_mutex or after sq_dead was set.
  */
 void srd_transport_flush_qp(struct srd_qp *qp)
 {

@@ -340,7 +340,7 @@ test_forger_matches_the_engine_encoder() {
 	engine_make "$BUILD/engine/wire_vectors" || return 1
 	out=$("$BUILD/engine/wire_vectors" | python3 "$TOP/selftests/srd_forge.py" check-vectors) ||
 		{ echo "$out" | sed 's/^/# /'; return 1; }
-	[[ "$out" == *"RESULT mode=check-vectors ok=1 opcodes=7 "* ]] || { echo "# $out"; return 1; }
+	[[ "$out" == *"RESULT mode=check-vectors ok=1 opcodes=9 "* ]] || { echo "# $out"; return 1; }
 }
 
 t test_engine_asan_ubsan

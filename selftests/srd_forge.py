@@ -171,6 +171,12 @@ def rdma_fields(remote_addr, rkey, rdma_len, rdma_offset, length):
                        length)
 
 
+def ud_hdr(op, flags, dst_qpn, src_qpn, qkey, imm=0):
+    """A UD header (docs/protocol.md, "Header")."""
+    return struct.pack(">BBBBIIIII", VERSION, op, flags, HDR[op] // 4,
+                       dst_qpn, src_qpn, qkey, imm, 0)
+
+
 def hello(src_epoch, dst_epoch):
     return common(HELLO, 0, HDR[HELLO], src_epoch, dst_epoch)
 
@@ -313,8 +319,7 @@ def checker_selftest():
         return common(op, flags, HDR[op], e1, e2) + data_fields(
             7, 9, 9, 0x12, 0x34, qkey, imm, msg_len, 0, 1024)
 
-    ud = struct.pack(">BBBBIIIII", VERSION, UD_SEND, 0, 6, 0x12, 0x34,
-                     0x11111111, 0, 0) + b"x" * 10
+    ud = ud_hdr(UD_SEND, 0, 0x12, 0x34, 0x11111111) + b"x" * 10
     data = dfl(DATA, F_ACK_NOW, 10, 10) + b"d" * 10
     wr = dfl(WRITE, F_ACK_NOW, 64, 64) + rdma_fields(0x1000, 5, 64, 0, 64) + b"w" * 64
     rq = dfl(READ_REQ, F_ACK_NOW, 0, 0) + rdma_fields(0x1000, 5, 64, 0, 64)
@@ -1148,8 +1153,11 @@ def mode_check_vectors(lines):
         hdr = bytes.fromhex(kv.pop("hdr"))
         payload = int(kv.pop("payload"))
         n = {k: int(v) for k, v in kv.items() if k != "sack"}
-        src, dst = n["src_tag"], n["dst_tag"]
-        if op in (DATA, WRITE, READ_REQ, READ_RESP):
+        src, dst = n.get("src_tag"), n.get("dst_tag")
+        if op in (UD_SEND, UD_SEND_WITH_IMM):
+            mine = ud_hdr(op, n["flags"], n["dst_qpn"], n["src_qpn"], n["qkey"],
+                          n["imm"])
+        elif op in (DATA, WRITE, READ_REQ, READ_RESP):
             mine = common(op, n["flags"], HDR[op], src, dst) + data_fields(
                 n["psn"], n["msg_id"], n["msg_base"], n["dst_qpn"], n["src_qpn"],
                 n["qkey"], n["imm"], n["msg_len"], n["offset"], n["seg_bytes"],
@@ -1176,6 +1184,8 @@ def mode_check_vectors(lines):
         e = expected_fields(hdr)
         for k, v in n.items():
             key = "softsrd." + ("imm_data" if k == "imm" else k)
+            if op in (UD_SEND, UD_SEND_WITH_IMM) and k != "flags":
+                key = "softsrd.ud." + ("imm_data" if k == "imm" else k)
             if key in e and e[key] != v:
                 problems.append("%s decoded %s, the engine wrote %s" % (k, e[key], v))
             elif key not in e:
@@ -1186,7 +1196,8 @@ def mode_check_vectors(lines):
         for p in problems:
             print("# %s: %s" % (OPNAMES.get(op, op), p), flush=True)
             bad += 1
-    missing = {DATA, ACK, NAK, HELLO, WRITE, READ_REQ, READ_RESP} - seen
+    missing = {UD_SEND, UD_SEND_WITH_IMM, DATA, ACK, NAK, HELLO, WRITE,
+               READ_REQ, READ_RESP} - seen
     for op in sorted(missing):
         print("# no vector for %s" % OPNAMES[op], flush=True)
     ok = not bad and not missing

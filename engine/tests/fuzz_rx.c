@@ -14,12 +14,15 @@
  *      tags an off-path attacker can have (dst_tag 0, the tag the engine
  *      gives the attacker's own address, or any value but the peer's)
  *   6  the bytes from an address with no peer (srd_engine_on_stray)
+ *   7  a datagram as the OS's receive path takes it: the peer's if
+ *      srd_wire_is_transport() says so, else the UD header parser's
  * The harness checks the engine's promises as it goes: every send
  * completes exactly once, placement stays inside the message, a forged
  * datagram changes nothing (no completion, no receive, no restart, no
  * window moved), a stray one allocates nothing and is accepted only
- * with its address's tag, and nothing allocated is left after the peer
- * is destroyed.
+ * with its address's tag, a UD header parses only inside the datagram
+ * and to fields that encode back to themselves, and nothing allocated is
+ * left after the peer is destroyed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +262,30 @@ static void built_data(struct srd_peer *peer, const uint8_t *b, size_t n)
 	srd_peer_on_packet(peer, pkt, h + plen);
 }
 
+/*
+ * A datagram the OS does not give the engine: the UD parser.  What it
+ * accepts lies inside the datagram and encodes back to the same fields.
+ */
+static void ud_datagram(const uint8_t *b, size_t len)
+{
+	uint8_t again[SRD_HDR_UD_BYTES];
+	struct srd_ud_hdr h, h2;
+
+	if (srd_wire_parse_ud(b, len, &h) != SRD_PARSE_OK)
+		return;
+	if (h.hdr_len < SRD_HDR_UD_BYTES || h.hdr_len > len ||
+	    (h.dst_qpn | h.src_qpn) >> 24 || h.flags & ~SRD_WF_UD_SOLICITED ||
+	    (h.opcode != SRD_OP_UD_SEND_WITH_IMM && h.imm_data))
+		abort();
+	if (srd_wire_put_ud(again, &h) != SRD_HDR_UD_BYTES ||
+	    srd_wire_parse_ud(again, sizeof(again), &h2) != SRD_PARSE_OK ||
+	    h2.opcode != h.opcode || h2.flags != h.flags ||
+	    h2.dst_qpn != h.dst_qpn || h2.src_qpn != h.src_qpn ||
+	    h2.qkey != h.qkey || h2.imm_data != h.imm_data ||
+	    h2.hdr_len != SRD_HDR_UD_BYTES)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -290,7 +317,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	srd_peer_on_packet(peer, hello, srd_wire_put_hello(hello, &hp));
 
 	while (pos + 3 <= size) {
-		uint8_t op = data[pos] % 7;
+		uint8_t op = data[pos] % 8;
 		size_t len = (size_t)data[pos + 1] << 8 | data[pos + 2];
 		const uint8_t *b = data + pos + 3;
 
@@ -332,6 +359,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 6:
 			stray(&f, eng, b, len);
+			break;
+		case 7:
+			if (len >= 4 && srd_wire_is_transport(b))
+				srd_peer_on_packet(peer, b, len);
+			else
+				ud_datagram(b, len);
 			break;
 		}
 	}

@@ -87,11 +87,13 @@ struct node {
 	int live_handles;
 	int resps_done[SRD_COMP_NR];
 	int resp_pkts;		/* READ_RESP packets sent */
+	int rdma_done;		/* incoming WRITE/READ messages completed */
+	int imm_begun_after;	/* rdma_done when a WRITE_WITH_IMM began */
 	uint64_t last_done_us;	/* when send_done was last called */
 };
 
 #define MEM_VA		0x100000ull
-#define MEM_LEN		(256u << 10)
+#define MEM_LEN		(40u << 20)	/* room for an operation of 3 chunks */
 
 /* An rx_begin handle for WRITE and READ, as the kernel's rdma target. */
 struct rhandle {
@@ -144,10 +146,13 @@ static void h_timer(void *os, void *peer_os, uint64_t d)
 	((struct node *)os)->deadline = d;
 }
 
-/* Message payload: byte i of a message with imm x is (x * 131 + i) & 0xff. */
+/*
+ * Message payload: byte i of a message with imm x is (x * 131 + i +
+ * i / 251) & 0xff, not periodic in any power of 2 (chunk offsets).
+ */
 static uint8_t pat(uint32_t imm, uint32_t i)
 {
-	return (uint8_t)(imm * 131 + i);
+	return (uint8_t)(imm * 131 + i + i / 251);
 }
 
 static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
@@ -226,6 +231,7 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 				n->recvs_posted--;
 			rh->imm = &n->rx[n->nrx++];
 			rh->imm->imm = info->imm_data;
+			n->imm_begun_after = n->rdma_done;
 		}
 		n->live_handles++;
 		*handle = rh;
@@ -262,6 +268,8 @@ static int h_rx_data(void *os, void *h, uint32_t off, const uint8_t *d,
 
 static void rhandle_end(struct rhandle *rh, bool done)
 {
+	if (done)
+		rh->n->rdma_done++;
 	if (rh->imm && done)
 		rh->imm->done++;
 	else if (rh->imm)
@@ -619,6 +627,59 @@ static void test_wire_roundtrip_and_rejects(void)
 	CHECK(n == 12 && srd_wire_parse(b, n, &q) == 0 && q.dst_epoch == 0, "hello");
 	n = srd_wire_put_ack(b, &p);
 	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "ack needs dst_epoch");
+}
+
+/* The UD header: what the kernel's UD path sends and parses. */
+static void test_ud_header_roundtrip_and_rejects(void)
+{
+	struct srd_ud_hdr h = {
+		.opcode = SRD_OP_UD_SEND_WITH_IMM, .flags = SRD_WF_UD_SOLICITED,
+		.dst_qpn = 0xabcdef, .src_qpn = 0x123456, .qkey = 0x80000011,
+		.imm_data = 0xdeadbeef,
+	}, q;
+	static const uint8_t want[SRD_HDR_UD_BYTES] = {
+		2, 2, 1, 6, 0, 0xab, 0xcd, 0xef, 0, 0x12, 0x34, 0x56,
+		0x80, 0, 0, 0x11, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0,
+	};
+	uint8_t b[64];
+	uint32_t n;
+
+	memset(b, 0xee, sizeof(b));
+	n = srd_wire_put_ud(b, &h);
+	CHECK(n == SRD_HDR_UD_BYTES && !memcmp(b, want, n), "ud layout");
+	CHECK(srd_wire_parse_ud(b, 30, &q) == 0 && q.hdr_len == 24 &&
+	      q.opcode == h.opcode && q.flags == h.flags &&
+	      q.dst_qpn == h.dst_qpn && q.src_qpn == h.src_qpn &&
+	      q.qkey == h.qkey && q.imm_data == h.imm_data, "ud roundtrip");
+	CHECK(!srd_wire_is_transport(b), "ud is not the engine's");
+	h.opcode = SRD_OP_UD_SEND;
+	n = srd_wire_put_ud(b, &h);
+	CHECK(srd_get_be32(b + 16) == 0 && srd_wire_parse_ud(b, n, &q) == 0 &&
+	      q.imm_data == 0, "no immediate without the opcode");
+	/* A receiver ignores flags and reserved bytes it does not know. */
+	b[2] = 0xff;
+	b[20] = 0x55;
+	b[4] = 0x7f;
+	CHECK(srd_wire_parse_ud(b, n, &q) == 0 && q.flags == SRD_WF_UD_SOLICITED &&
+	      q.dst_qpn == 0xabcdef, "unknown bits ignored, qpn masked");
+	b[3] = 8;
+	CHECK(srd_wire_parse_ud(b, 40, &q) == 0 && q.hdr_len == 32,
+	      "longer header skipped");
+	CHECK(srd_wire_parse_ud(b, 31, &q) == SRD_PARSE_SHORT, "header past the end");
+	b[3] = 5;
+	CHECK(srd_wire_parse_ud(b, 40, &q) == SRD_PARSE_HDR_LEN, "header too short");
+	b[3] = 6;
+	CHECK(srd_wire_parse_ud(b, 23, &q) == SRD_PARSE_SHORT, "short datagram");
+	b[0] = 1;
+	CHECK(srd_wire_parse_ud(b, 24, &q) == SRD_PARSE_VERSION, "version");
+	b[0] = 2;
+	b[1] = 3;
+	CHECK(srd_wire_parse_ud(b, 24, &q) == SRD_PARSE_OPCODE, "opcode 3");
+	b[1] = SRD_WOP_DATA;
+	CHECK(srd_wire_parse_ud(b, 24, &q) == SRD_PARSE_OPCODE &&
+	      srd_wire_is_transport(b), "SRD opcodes are the engine's");
+	b[1] = SRD_WOP_LAST + 1;
+	CHECK(!srd_wire_is_transport(b), "past the last SRD opcode");
 }
 
 static void test_rto_estimator(void)
@@ -1558,6 +1619,77 @@ static void test_rdma_write_read(void)
 	pair_free(pr);
 }
 
+/*
+ * Operations longer than one message: chunks of SRD_MAX_RDMA_MSG_BYTES,
+ * offsets within the operation, a WRITE_WITH_IMM's last chunk only after
+ * the others, one completion, the first failure.
+ */
+static void test_rdma_chunks(void)
+{
+	const uint32_t len = 2 * SRD_MAX_RDMA_MSG_BYTES + 5000;
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(len);
+	uint64_t sent;
+	uint32_t i;
+	bool ok = true;
+
+	b->recvs_posted = 1;
+	sent = ectr(a->eng)->msgs_sent;
+	CHECK(rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA + 3, b->rkey, len, 0, len,
+		       (void *)9, true) == SRD_SEND_OK, "a 3-chunk write posted");
+	pair_run(pr, pr->now + 60000000, false, no_drop, NULL);
+	CHECK(a->ndone == 1 && a->sends_done[SRD_COMP_OK] == 1,
+	      "one completion for the operation: %d", a->ndone);
+	CHECK(ectr(a->eng)->msgs_sent - sent == 3 &&
+	      ectr(b->eng)->rdma_writes_in == 3, "three messages: %llu",
+	      (unsigned long long)(ectr(a->eng)->msgs_sent - sent));
+	for (i = 0; i < len && ok; i++)
+		ok = b->mem[3 + i] == pat(9, i);
+	CHECK(ok, "byte %u is the operation's byte %u", i - 1, i - 1);
+	CHECK(b->nrx == 1 && b->rx[0].done == 1 && b->rx[0].imm == 77 &&
+	      b->imm_begun_after == 2,
+	      "the immediate's chunk began after the other %d", b->imm_begun_after);
+
+	/* A READ of the same bytes comes back whole, in place. */
+	CHECK(rdma_one(pr, 0, SRD_MSG_READ, MEM_VA + 3, b->rkey, len, 0, len,
+		       rd, false) == SRD_SEND_OK, "a 3-chunk read posted");
+	pair_run(pr, pr->now + 60000000, false, no_drop, NULL);
+	CHECK(a->ndone == 2 && a->sends_done[SRD_COMP_OK] == 2 &&
+	      !memcmp(rd->buf, b->mem + 3, len) && rd->buf[len] == 0xee,
+	      "the read brought the bytes, once: %d", a->ndone);
+
+	/* Refused: the first failure completes it; the immediate never goes. */
+	b->no_remote_write = true;
+	b->recvs_posted = 1;
+	rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, b->rkey, len, 0, len,
+		 (void *)4, true);
+	pair_run(pr, pr->now + 60000000, false, no_drop, NULL);
+	CHECK(a->ndone == 3 && a->last_status[2] == SRD_COMP_REMOTE_ACCESS,
+	      "one completion, REMOTE_ACCESS: %d, %s", a->ndone,
+	      srd_comp_status_name(a->last_status[2]));
+	CHECK(b->nrx == 1, "no receive claimed for the immediate");
+	b->no_remote_write = false;
+
+	/* Room for every chunk, or none is taken. */
+	CHECK(srd_tx_queued_msgs(a->peer) == 0, "nothing left queued");
+	CHECK(b->live_handles == 0, "no handle left: %d", b->live_handles);
+	rdbuf_free(rd);
+	pair_free(pr);
+
+	c = small_cfg();
+	c.max_pending_msgs = 2;
+	pr = pair_new(&c);
+	CHECK(rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, pr->n[1]->rkey, len, 0, len,
+		       (void *)4, false) == SRD_SEND_BUSY,
+	      "3 chunks do not fit 2 pending");
+	CHECK(rdma_one(pr, 0, SRD_MSG_WRITE, MEM_VA, pr->n[1]->rkey,
+		       SRD_MAX_RDMA_BYTES + 1u, 0, 100, (void *)4, false) ==
+	      SRD_SEND_TOO_LONG, "longer than SRD_MAX_RDMA_BYTES");
+	pair_free(pr);
+}
+
 static void test_rdma_access_refused(void)
 {
 	struct srd_config c = small_cfg();
@@ -2006,6 +2138,7 @@ static const struct test tests[] = {
 	{ "seq_wraparound", test_seq_wraparound },
 	{ "sack_bitmap_128", test_sack_bitmap },
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
+	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
 	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
@@ -2028,6 +2161,7 @@ static const struct test tests[] = {
 	{ "peer_idle", test_peer_idle },
 	{ "no_leak_after_destroy", test_no_leak_after_destroy },
 	{ "rdma_write_read", test_rdma_write_read },
+	{ "rdma_chunks", test_rdma_chunks },
 	{ "rdma_access_refused", test_rdma_access_refused },
 	{ "rdma_target_gone_mid_operation", test_rdma_target_gone_mid_operation },
 	{ "rdma_read_response_timeout", test_rdma_read_response_timeout },

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * wire_vectors: one header of every SRD opcode, encoded by the engine
- * (engine/wire.c), every field set to a distinct value a correct sender
- * may send.  A line per packet:
+ * wire_vectors: one header of every opcode, UD's and the SRD transport's,
+ * encoded by the engine (engine/wire.c), every field set to a distinct
+ * value a correct sender may send.  A line per packet:
  *
  *   OPCODE FIELD=VALUE... payload=N hdr=HEX
  *
@@ -60,6 +60,25 @@ int main(void)
 	};
 	char f[512], g[768];
 	uint32_t len, i;
+
+	/* UD, with and without immediate data. */
+	for (i = 0; i < 2; i++) {
+		struct srd_ud_hdr u = {
+			.opcode = i ? SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
+			.flags = i ? SRD_WF_UD_SOLICITED : 0,
+			.dst_qpn = 0xabcdef, .src_qpn = 0x123456,
+			.qkey = 0x80000011, .imm_data = i ? 0xdeadbeef : 0,
+		};
+		uint32_t j;
+
+		len = srd_wire_put_ud(b, &u);
+		printf("%u flags=%u dst_qpn=%u src_qpn=%u qkey=%u imm=%u payload=%u hdr=",
+		       u.opcode, u.flags, u.dst_qpn, u.src_qpn, u.qkey, u.imm_data,
+		       100 + i);
+		for (j = 0; j < len; j++)
+			printf("%02x", b[j]);
+		printf("\n");
+	}
 
 	/* DATA: solicited, with immediate, ACK now; the last segment. */
 	p.flags = SRD_WF_DATA_SOLICITED | SRD_WF_DATA_HAS_IMM | SRD_WF_DATA_ACK_NOW;
