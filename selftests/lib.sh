@@ -4,6 +4,11 @@
 # through pp so that a failure log reads like the script that produced it.
 # Tests exit 0 on pass, 1 on failure and 4 (kselftest's skip) when something
 # they need is missing.
+#
+# pp, try, wait_for and the other helpers the scripts use too are in
+# scripts/common.sh, found from this file's own directory (the tree is at
+# the same path in the guest); here, a failed pp or wait_for fails the
+# test (srd_fail is fail).
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -11,24 +16,16 @@ KSFT_SKIP=4
 
 SRD_TOP=${SRD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
-# pp CMD...: a step the test cannot go on without: echoed and run; if it
-# fails, so does the test, naming the step, instead of failing later for
-# a reason that hides it.  try CMD...: echoed and run, its status left to
-# the caller (CMD || fail "...", || failed+=(...), || skip "...").
-pp() {
-	echo "+ $*"
-	"$@" && return 0
-	fail "a step failed (exit $?): $*"
-}
-
-try() {
-	echo "+ $*"
-	"$@"
-}
+# shellcheck source=scripts/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 
 fail() {
 	echo "FAIL: $*"
 	exit $KSFT_FAIL
+}
+
+srd_fail() {
+	fail "$@"
 }
 
 skip() {
@@ -46,19 +43,6 @@ expect_eq() {
 expect_match() {
 	[[ "$3" =~ $2 ]] || fail "$1: expected to match /$2/, saw '$3'"
 	echo "ok: $1 matches /$2/"
-}
-
-# wait_for WHAT TIMEOUT_S CMD...: poll CMD until it succeeds.
-wait_for() {
-	local what=$1 timeout_s=$2 deadline
-	shift 2
-	deadline=$(($(date +%s%N) + timeout_s * 1000000000))
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s%N)" -lt "$deadline" ] ||
-			fail "timed out after ${timeout_s}s waiting for: $what"
-		sleep 0.05
-	done
-	echo "ok: $what"
 }
 
 # expect_fail_with WHAT ERRNO_TEXT CMD...: CMD must fail, saying ERRNO_TEXT.

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# The shell helpers that scripts/ and selftests/ share, each defined once.
+# A script sources it as
+#
+#   . "$TOP/scripts/common.sh"
+#
+# and selftests/lib.sh sources it for the tests.  It sets no shell option
+# and no trap, and runs nothing: what a caller does on failure is the
+# caller's, through two hooks it may redefine after sourcing:
+#
+#   srd_fail MSG...  report MSG and stop.  Default: die (MSG on stderr,
+#                    exit 1); selftests/lib.sh makes it the test's fail.
+#   srd_show CMD...  how pp and try show a step.  Default: "+ CMD".
+#
+# Messages start with $SRD_PROG, the script's name without .sh unless the
+# caller sets it first.
+
+SRD_PROG=${SRD_PROG:-${0##*/}}
+SRD_PROG=${SRD_PROG%.sh}
+
+# log MSG...: "PROG: MSG" on stderr.
+log() {
+	echo "$SRD_PROG: $*" >&2
+}
+
+# die MSG...: log MSG and exit 1.
+die() {
+	log "$@"
+	exit 1
+}
+
+srd_fail() {
+	die "$@"
+}
+
+srd_show() {
+	echo "+ $*"
+}
+
+# pp CMD...: a step the caller cannot go on without: shown and run; if it
+# fails, so does the caller (srd_fail), naming the step, instead of
+# failing later for a reason that hides it.  try CMD...: shown and run,
+# its status left to the caller (CMD || die "...", || fail "...").
+pp() {
+	srd_show "$@"
+	"$@" && return 0
+	srd_fail "a step failed (exit $?): $*"
+}
+
+try() {
+	srd_show "$@"
+	"$@"
+}
+
+# wait_for WHAT TIMEOUT_S CMD...: poll CMD until it succeeds, then print
+# "ok: WHAT"; srd_fail after TIMEOUT_S seconds.
+wait_for() {
+	local what=$1 timeout_s=$2 deadline
+	shift 2
+	deadline=$(($(date +%s%N) + timeout_s * 1000000000))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$deadline" ] ||
+			srd_fail "timed out after ${timeout_s}s waiting for: $what"
+		sleep 0.05
+	done
+	echo "ok: $what"
+}
