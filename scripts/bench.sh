@@ -30,6 +30,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# try, die, resolve_kernel
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 BUILD=${SRD_BUILD:-$TOP/build}
 kernel=6.1
 quick=0
@@ -51,27 +54,6 @@ while [ $# -gt 0 ]; do
 	*) echo "bench: unknown option $1" >&2; usage ;;
 	esac
 done
-
-pp() {
-	echo "+ $*"
-	"$@"
-}
-
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-# The same matching as vm-run.sh, for the directory name and the table.
-resolve_kernel() {
-	local k
-	if [ -d "/lib/modules/$1" ]; then echo "$1"; return; fi
-	# shellcheck disable=SC2012 # kernel versions have no odd characters
-	for k in $(ls /lib/modules | grep -v -- '-srd-debug$' | sort -V); do
-		case "$k" in "$1".*|"$1"-*|"$1"+*) echo "$k"; return ;; esac
-	done
-	die "no installed kernel matches '$1'"
-}
 
 # scripts/install-deps.sh installs them (make bench runs it first).
 need_tools() {
@@ -127,10 +109,11 @@ write_machine() {
 	} >"$out/machine"
 }
 
-kver=$(resolve_kernel "$kernel")
+# The same kernel as vm-run.sh's, for the directory name and the table.
+kver=$(resolve_kernel "$kernel") || exit 1
 need_tools
 # Never the module: it is built by `make` (the bench target depends on it).
-pp make -s -C "$TOP" NODEPS=1 provider selftests || die "building libsrd and srd_perf failed"
+try make -s -C "$TOP" NODEPS=1 provider selftests || die "building libsrd and srd_perf failed"
 [ -f "$BUILD/kernel/$kver/rdma_srd.ko" ] ||
 	die "$BUILD/kernel/$kver/rdma_srd.ko is missing: run 'make KVER=$kver' first"
 
@@ -167,7 +150,7 @@ echo "bench: guests done in $(($(date +%s) - start))s (client exit $crc, server 
 [ $arc -eq 0 ] || { echo "--- server guest log:"; tail -40 "$out/guest-a.log"; }
 
 # The engine alone, on the host, after the guests: nothing else runs.
-pp make -s -C "$TOP/engine" "$BUILD/engine/bench" O="$BUILD/engine" ||
+try make -s -C "$TOP/engine" "$BUILD/engine/bench" O="$BUILD/engine" ||
 	die "building the engine benchmark failed"
 n=$([ $quick -eq 1 ] && echo 2000 || echo 20000)
 for a in "-k send -c" "-k send" "-k write" "-k read"; do

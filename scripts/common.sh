@@ -67,3 +67,25 @@ wait_for() {
 	done
 	echo "ok: $what"
 }
+
+# resolve_kernel VER: the installed kernel (a directory of /lib/modules)
+# that VER names: VER itself, else the lowest version that is VER.*, VER-*
+# or VER+* ("6.1", "6.12").  The debug kernel (scripts/debug-kernel.sh,
+# *-srd-debug) answers only to its full name.  Prints the release; if
+# none matches, says so and returns 1, the exit status left to the caller.
+resolve_kernel() {
+	local v=$1 k
+	if [ -d "/lib/modules/$v" ]; then
+		echo "$v"
+		return 0
+	fi
+	# shellcheck disable=SC2010,SC2012 # kernel releases have no odd characters
+	for k in $(ls /lib/modules | grep -v -- '-srd-debug$' | sort -V); do
+		case "$k" in
+		"$v".*|"$v"-*|"$v"+*) echo "$k"; return 0 ;;
+		esac
+	done
+	# shellcheck disable=SC2012
+	log "no installed kernel matches '$v' (have: $(ls /lib/modules | tr '\n' ' '))"
+	return 1
+}

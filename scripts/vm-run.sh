@@ -36,6 +36,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# resolve_kernel
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 BUILD=${SRD_BUILD:-$TOP/build}
 kernel=6.1
 timeout_s=600
@@ -74,23 +77,7 @@ if [ -n "$share" ]; then
 	share=$(cd "$share" && pwd)
 fi
 
-# Resolve VER to an installed kernel.
-resolve_kernel() {
-	local v=$1 k
-	if [ -d "/lib/modules/$v" ]; then
-		echo "$v"
-		return
-	fi
-	# The debug kernel (scripts/debug-kernel.sh) only by its full name.
-	for k in $(ls /lib/modules | grep -v -- '-srd-debug$' | sort -V); do
-		case "$k" in
-		"$v".*|"$v"-*|"$v"+*) echo "$k"; return ;;
-		esac
-	done
-	echo "vm-run: no installed kernel matches '$v' (have: $(ls /lib/modules | tr '\n' ' '))" >&2
-	exit 2
-}
-kver=$(resolve_kernel "$kernel")
+kver=$(resolve_kernel "$kernel") || exit 2
 vmlinuz=/boot/vmlinuz-$kver
 # A kernel of our own (the debug kernel) keeps its image with its modules.
 [ -r "$vmlinuz" ] || [ ! -r "/lib/modules/$kver/vmlinuz" ] || vmlinuz=/lib/modules/$kver/vmlinuz
