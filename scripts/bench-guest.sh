@@ -27,6 +27,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# pp, die, wait_for: a failed step or wait stops this guest's side, named.
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 role=$1
 dir=$2
 # shellcheck source=/dev/null
@@ -38,27 +41,6 @@ CTL_PORT=7077
 SRD_PERF=$TOP/build/tools/srd_perf
 # EFA software runs on softsrd's libefa.so.1 through this.
 EFA_RUN=$TOP/build/efa-compat/srd-efa-run
-
-pp() {
-	echo "+ $*"
-	"$@"
-}
-
-die() {
-	echo "bench-guest: $*" >&2
-	exit 1
-}
-
-# wait_until WHAT SECS CMD...: poll CMD until it succeeds.
-wait_until() {
-	local what=$1 secs=$2 deadline
-	shift 2
-	deadline=$((SECONDS + secs))
-	until "$@" >/dev/null 2>&1; do
-		[ $SECONDS -lt $deadline ] || die "timed out after ${secs}s waiting for $what"
-		sleep 0.1
-	done
-}
 
 # The NIC is the only netdev besides lo (vm-run.sh --nic adds it).
 nic_name() {
@@ -103,7 +85,7 @@ active_mtu() {
 setup() {
 	local ip=$1 d
 	nic_name >/dev/null || pp modprobe virtio_net
-	wait_until "the NIC" 20 nic_name
+	wait_for "the NIC" 20 nic_name
 	IF=$(nic_name)
 	pp ip link set "$IF" mtu "$MTU"
 	pp ip addr add "$ip/24" dev "$IF"
@@ -111,13 +93,13 @@ setup() {
 	pp ip link set lo up
 	# srd0 first: its MTU is read before rxe0 exists (see rxe_blocks_srd).
 	pp rdma link add srd0 type srd netdev "$IF"
-	wait_until "srd0 ACTIVE" 20 port_active srd0
+	wait_for "srd0 ACTIVE" 20 port_active srd0
 	SRD_MTU=$(active_mtu srd0)
 	pp modprobe rdma_rxe
 	pp rdma link add rxe0 type rxe netdev "$IF"
 	for d in rxe0 srd0; do
-		wait_until "$d ACTIVE" 20 port_active "$d"
-		wait_until "$d's GID of $ip" 20 gid_index "$d" "$ip"
+		wait_for "$d ACTIVE" 20 port_active "$d"
+		wait_for "$d's GID of $ip" 20 gid_index "$d" "$ip"
 	done
 	GIDX_RXE=$(gid_index rxe0 "$ip")
 	GIDX_SRD=$(gid_index srd0 "$ip")
@@ -382,9 +364,9 @@ efa_profile() {
 	done
 	pp sh -c "echo efa >/sys/module/rdma_srd/parameters/limits"
 	pp rdma link add srd0 type srd netdev "$IF"
-	wait_until "srd0 ACTIVE" 20 port_active srd0
+	wait_for "srd0 ACTIVE" 20 port_active srd0
 	ip4=$(ip -4 -o addr show dev "$IF" | awk '{ sub("/.*", "", $4); print $4; exit }')
-	wait_until "srd0's GID of $ip4" 20 gid_index srd0 "$ip4"
+	wait_for "srd0's GID of $ip4" 20 gid_index srd0 "$ip4"
 }
 
 # fi_iters SIZE: fi_pingpong's iterations, about 2 s of round trips here.
