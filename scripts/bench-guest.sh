@@ -27,7 +27,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-# pp, die, wait_for: a failed step or wait stops this guest's side, named.
+# pp, die, wait_for (a failed step or wait stops this guest's side,
+# named), busy_ticks
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 role=$1
@@ -135,13 +136,6 @@ ctl_connect() {
 	# The server wrote its GID indices before it started listening.
 	# shellcheck source=/dev/null
 	. "$dir/server-gids"
-}
-
-busy_ticks() {
-	local u n s q sq st
-	# cpu user nice system idle iowait irq softirq steal ...
-	read -r _ u n s _ _ q sq st _ </proc/stat
-	echo $((u + n + s + q + sq + st))
 }
 
 ms_to_s() {

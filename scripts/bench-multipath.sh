@@ -20,16 +20,12 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1 secs=$2 size=$3 depth=$4
 raw=$dir/raw
-# shellcheck source=/dev/null
+# ecmp_hosts, perf_pair and the rest; busy_ticks (scripts/common.sh).
+# shellcheck source=selftests/lib.sh
 . "$TOP/selftests/lib.sh"
 OUTPUT=$TOP/build/selftests
 
 clk=$(getconf CLK_TCK)
-busy_ticks() {
-	local u n s q sq st
-	read -r _ u n s _ _ q sq st _ </proc/stat
-	echo $((u + n + s + q + sq + st))
-}
 
 row() {
 	local IFS=$'\t'

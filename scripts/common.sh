@@ -89,3 +89,12 @@ resolve_kernel() {
 	log "no installed kernel matches '$v' (have: $(ls /lib/modules | tr '\n' ' '))"
 	return 1
 }
+
+# busy_ticks: the clock ticks (getconf CLK_TCK a second) all CPUs have
+# spent busy since boot: user, nice, system, irq, softirq and steal.
+busy_ticks() {
+	local u n s q sq st
+	# cpu user nice system idle iowait irq softirq steal ...
+	read -r _ u n s _ _ q sq st _ </proc/stat
+	echo $((u + n + s + q + sq + st))
+}
