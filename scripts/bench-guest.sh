@@ -28,7 +28,7 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # pp, die, wait_for (a failed step or wait stops this guest's side,
-# named), busy_ticks
+# named), busy_ticks, gid_of_ipv4, port_active
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 role=$1
@@ -60,8 +60,7 @@ nic_name() {
 # twice, v1 and v2; only v2 is UDP).
 gid_index() {
 	local dev=$1 want f i g t first=
-	# shellcheck disable=SC2086 # the four octets
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	want=$(gid_of_ipv4 "$2")
 	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 		i=${f##*/}
 		read -r g 2>/dev/null <"$f" || continue
@@ -71,10 +70,6 @@ gid_index() {
 		[ -n "$first" ] || first=$i
 	done
 	[ -n "$first" ] && echo "$first"
-}
-
-port_active() {
-	[ "$(cat "/sys/class/infiniband/$1/ports/1/state")" = "4: ACTIVE" ]
 }
 
 # active_mtu DEV: the port's active MTU in bytes, the largest UD message.

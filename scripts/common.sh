@@ -98,3 +98,21 @@ busy_ticks() {
 	read -r _ u n s _ _ q sq st _ </proc/stat
 	echo $((u + n + s + q + sq + st))
 }
+
+# gid_of_ipv4 A.B.C.D: the IPv4-mapped GID as sysfs prints it.
+gid_of_ipv4() {
+	local IFS=.
+	# shellcheck disable=SC2086
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+# port_state DEV: the kernel's view of port 1, e.g. "4: ACTIVE".
+port_state() {
+	cat "/sys/class/infiniband/$1/ports/1/state"
+}
+
+# port_active DEV: port 1 is ACTIVE.
+port_active() {
+	[ "$(port_state "$1")" = "4: ACTIVE" ]
+}

@@ -85,11 +85,6 @@ rdma_link_count() {
 	rdma link show | grep -c '^link ' || true
 }
 
-# port_state DEV: the kernel's view, e.g. "4: ACTIVE".
-port_state() {
-	cat "/sys/class/infiniband/$1/ports/1/state"
-}
-
 # gid_list DEV: the non-zero GIDs, one per line, as "INDEX GID".
 gid_list() {
 	local f i g
@@ -99,14 +94,6 @@ gid_list() {
 		[ "$g" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
 		echo "$i $g"
 	done | sort -n
-}
-
-# gid_of_ipv4 A.B.C.D: the IPv4-mapped GID as sysfs prints it.
-gid_of_ipv4() {
-	local IFS=.
-	# shellcheck disable=SC2086
-	set -- $1
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
 }
 
 has_gid() {
@@ -301,8 +288,8 @@ two_hosts() {
 	wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
 	wait_for "$DEV_A has the GID of $IP6_A" 10 has_gid "$DEV_A" "$(gid_of_ipv6 $IP6_A)"
 	wait_for "$DEV_B has the GID of $IP6_B" 10 has_gid "$DEV_B" "$(gid_of_ipv6 $IP6_B)"
-	wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
-	wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+	wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
+	wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
 	GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")
 	GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 $IP4_B)")
 	GIDX6_A=$(gid_index "$DEV_A" "$(gid_of_ipv6 $IP6_A)")
@@ -494,8 +481,8 @@ ecmp_add_srd() {
 	SRD_LINKS+=("$DEV_B")
 	wait_for "$DEV_A has the GID of $IP_A" 30 has_gid "$DEV_A" "$(gid_of_ipv4 $IP_A)"
 	wait_for "$DEV_B has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP_B)"
-	wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
-	wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+	wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
+	wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
 }
 
 # ecmp_del_srd: remove both srd devices of ecmp_hosts.

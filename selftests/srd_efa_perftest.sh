@@ -45,8 +45,8 @@ pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
 pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
 wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
 wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
-wait_for "$DEV_A ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_A/ports/1/state)\" = '4: ACTIVE' ]"
-wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
+wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
 expect_match "softsrd profile: $DEV_A's max_msg_sz is 1 MiB" "max_msg_sz:[[:space:]]*0x100000\b" \
 	"$(ibv_devinfo -v -d "$DEV_A")"
 GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")

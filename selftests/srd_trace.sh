@@ -100,7 +100,7 @@ echo 1 >"$T/events/rdma_srd/srd_peer_restart/enable"
 pp rdma link del "$DEV_B"
 pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
 wait_for "$DEV_B has the GID of $IP4_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
-wait_for "$DEV_B ACTIVE" 10 bash -c "[ \"\$(cat /sys/class/infiniband/$DEV_B/ports/1/state)\" = '4: ACTIVE' ]"
+wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
 # (-e: the sends in flight when a learns of the restart fail PEER_RESTARTED)
 perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -W 30 -- -d "$DEV_A" -W 30 -e -s 4096 -n 20 "$IP4_B"
 echo 0 >"$T/events/rdma_srd/srd_peer_restart/enable"
