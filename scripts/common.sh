@@ -116,3 +116,11 @@ port_state() {
 port_active() {
 	[ "$(port_state "$1")" = "4: ACTIVE" ]
 }
+
+# SRD_BAD_KLOG: kernel log lines that mean a bug (grep -E), those that
+# scripts/vm-run.sh fails a run for and selftests/lib.sh's dmesg_clean a
+# test: an Oops, BUG, WARNING, general protection fault, soft lockup,
+# hung task, panic, a sanitizer's or refcount_t's report, list corruption,
+# or a netdev that cannot unregister for references left on it.
+# shellcheck disable=SC2034 # for the caller
+SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|unregister_netdevice: waiting for'

@@ -36,7 +36,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-# resolve_kernel
+# resolve_kernel, SRD_BAD_KLOG
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 BUILD=${SRD_BUILD:-$TOP/build}
@@ -234,10 +234,9 @@ done
 rc=
 [ -f "$out/rc" ] && rc=$(cat "$out/rc")
 
-bad='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|unregister_netdevice: waiting for'
-if [ -f "$out/kmsg.log" ] && grep -Eq "$bad" "$out/kmsg.log"; then
+if [ -f "$out/kmsg.log" ] && grep -Eq "$SRD_BAD_KLOG" "$out/kmsg.log"; then
 	echo "vm-run: FAIL: the guest kernel ($kver) logged a problem:" >&2
-	grep -E -A 30 "$bad" "$out/kmsg.log" | head -120 >&2
+	grep -E -A 30 "$SRD_BAD_KLOG" "$out/kmsg.log" | head -120 >&2
 	echo "vm-run: full log: $out/kmsg.log" >&2
 	exit 1
 fi

@@ -165,8 +165,9 @@ srd_tool() {
 	echo "$b"
 }
 
-# Kernel log lines that mean a bug (as scripts/vm-run.sh looks for them).
-SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption'
+# dmesg_mark, dmesg_clean: the kernel log lines of SRD_BAD_KLOG
+# (scripts/common.sh), which vm-run.sh fails a whole run for, between two
+# points of a test.
 dmesg_mark() {
 	SRD_DMESG_LINES=$(dmesg | wc -l)
 }
