@@ -124,3 +124,8 @@ port_active() {
 # or a netdev that cannot unregister for references left on it.
 # shellcheck disable=SC2034 # for the caller
 SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|blocked for more than|Kernel panic|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|unregister_netdevice: waiting for'
+
+# listening NS PORT: something in network namespace NS listens on TCP PORT.
+listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}

@@ -8,19 +8,19 @@
 # before and after.
 
 set -eu
-pp() {
+# pp (a failed step stops the demo, named), wait_for, listening
+# shellcheck source=scripts/common.sh
+. "$(dirname "$0")/common.sh"
+# The steps as a transcript: a blank line, then "$ CMD".
+srd_show() {
 	echo
 	echo "\$ $*"
-	"$@"
 }
 run=${SRD_TOP:?}/build/efa-compat/srd-efa-run
 
 # wait_listen NS PORT: until something in NS listens on TCP PORT.
 wait_listen() {
-	for _ in $(seq 400); do
-		ip netns exec "$1" ss -ltn | grep -q ":$2 " && return
-		sleep 0.05
-	done
+	wait_for "$1 listens on TCP $2" 20 listening "$1" "$2"
 }
 
 # srd_counters DEV: the SRD message and packet counters of DEV.
@@ -58,10 +58,7 @@ echo "\$ ip netns exec hostB ibv_ud_pingpong -d srd1 -g 0 -s 1024 -n 1000 &"
 ip netns exec hostB ibv_ud_pingpong -d srd1 -g 0 -s 1024 -n 1000 >/dev/null &
 server=$!
 # The server listens on TCP 18515 for the address exchange.
-for _ in $(seq 200); do
-	ip netns exec hostB ss -ltn | grep -q ':18515 ' && break
-	sleep 0.05
-done
+wait_listen hostB 18515
 pp ip netns exec hostA ibv_ud_pingpong -d srd0 -g 0 -s 1024 -n 1000 10.0.0.2
 wait "$server"
 pp ip netns exec hostA rdma statistic show link srd0/1

@@ -190,11 +190,6 @@ bg_start() {
 	SRD_PIDS+=($!)
 }
 
-# listening NS PORT: something in NS listens on TCP PORT.
-listening() {
-	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
-}
-
 # set_limits PROFILE: srd devices created from now on take the limits
 # profile PROFILE (softsrd or efa); cleanup puts the old one back.
 SRD_LIMITS_PARAM=/sys/module/rdma_srd/parameters/limits
