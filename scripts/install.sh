@@ -71,11 +71,9 @@ build=$5
 kvers=$6
 version=$7
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-
-die() {
-	echo "install: $*" >&2
-	exit 1
-}
+# die ("install: ..." on stderr)
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 
 for v in prefix libdir sysconfdir; do
 	case ${!v} in
