@@ -3,7 +3,9 @@
  * Shared helpers for softsrd's datapath selftests: open a device by name,
  * find a GID by IP address, build an endpoint (context, PD, CQs, a buffer
  * with its MR, a UD QP in RTS), address a peer, post and poll with
- * timeouts, and read the device's hw_counters.
+ * timeouts, and read the device's hw_counters.  The setup itself (devices,
+ * GIDs, QPs, AHs) is common/srd_setup.h's, which srd_perf shares: those
+ * return errors, and the wrappers here fail the test on them.
  *
  * The tests use two srd devices on the two ends of a veth pair, each end in
  * its own network namespace (see two_hosts in lib.sh).  ib_core runs in
@@ -25,13 +27,13 @@
 #include <unistd.h>
 
 #include "ksft.h"
+#include "srd_setup.h"
 
 #ifdef SRD_HAVE_SRDDV
 #include <infiniband/srddv.h>
 #endif
 
 #define SRD_QKEY	0x11111111u	/* high bit clear: the WR's qkey is used */
-#define SRD_GRH		40		/* UD receive buffers start with a GRH */
 #define SRD_BUF_SIZE	(1u << 20)	/* per endpoint, registered as ep->mr */
 #define SRD_TIMEOUT_MS	3000		/* for a completion that must come */
 #define SRD_QUIET_MS	300		/* for one that must not */
@@ -68,65 +70,26 @@ static inline void srd_sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* A verb that returns an errno value (or -1 with errno set) as a number. */
-static inline int srd_err(int rc)
-{
-	return rc == -1 ? errno : rc;
-}
-
 static inline struct ibv_context *srd_open(const char *name)
 {
-	struct ibv_device **list, **d;
+	struct ibv_device **list, *d;
 	struct ibv_context *ctx = NULL;
 
 	list = ibv_get_device_list(NULL);
 	if (!list)
 		ksft_skip("no RDMA devices: %s", strerror(errno));
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			break;
-	if (!*d) {
+	d = srd_device_by_name(list, name);
+	if (!d) {
 		printf("FAIL: libibverbs does not list %s\n", name);
 		exit(KSFT_FAIL);
 	}
-	ctx = ibv_open_device(*d);
+	ctx = ibv_open_device(d);
 	if (!ctx) {
 		printf("FAIL: ibv_open_device(%s): %s\n", name, strerror(errno));
 		exit(KSFT_FAIL);
 	}
 	ibv_free_device_list(list);
 	return ctx;
-}
-
-/* ip: "A.B.C.D" (looked up as ::ffff:A.B.C.D) or an IPv6 address. */
-static inline int srd_gid_of_ip(const char *ip, union ibv_gid *gid)
-{
-	memset(gid, 0, sizeof(*gid));
-	if (inet_pton(AF_INET, ip, &gid->raw[12]) == 1) {
-		gid->raw[10] = gid->raw[11] = 0xff;
-		return 0;
-	}
-	return inet_pton(AF_INET6, ip, gid->raw) == 1 ? 0 : -1;
-}
-
-static inline int srd_find_gid(struct ibv_context *ctx, const char *ip,
-			       union ibv_gid *gid)
-{
-	union ibv_gid want, g;
-	int i;
-
-	if (srd_gid_of_ip(ip, &want))
-		return -1;
-	for (i = 0; i < 256; i++) {
-		if (ibv_query_gid(ctx, 1, i, &g))
-			break;
-		if (!memcmp(&g, &want, sizeof(g))) {
-			if (gid)
-				*gid = g;
-			return i;
-		}
-	}
-	return -1;
 }
 
 /*
@@ -160,49 +123,17 @@ static inline long long srd_counter(const char *dev, const char *name)
 	return v;
 }
 
-static inline int srd_qp_to_init(struct ibv_qp *qp, uint32_t qkey)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-		.qkey = qkey,
-	};
-
-	return srd_err(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				     IBV_QP_PORT | IBV_QP_QKEY));
-}
-
-static inline int srd_qp_to_rts(struct ibv_qp *qp, uint32_t qkey)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
-	int rc = srd_qp_to_init(qp, qkey);
-
-	if (rc)
-		return rc;
-	rc = srd_err(ibv_modify_qp(qp, &a, IBV_QP_STATE));
-	if (rc)
-		return rc;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return srd_err(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
-}
-
-static inline int srd_qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
-		return -1;
-	return a.qp_state;
-}
-
 static inline void srd_die(const char *what, int err)
 {
 	printf("FAIL: %s: %s (%d)\n", what, strerror(err), err);
 	exit(KSFT_FAIL);
 }
 
-/* A UD QP on ep's CQs, in RTS, with ep->cap filled in. */
+/*
+ * A UD QP on ep's CQs, in RTS, with ep->cap filled in.  Through
+ * ibv_create_qp, the verb most programs call, so that every endpoint's QP
+ * goes through it; srd_qp_new is ibv_create_qp_ex's.
+ */
 static inline struct ibv_qp *srd_ud_qp(struct srd_ep *ep, struct ibv_qp_cap *cap)
 {
 	struct ibv_qp_init_attr a = {
@@ -280,13 +211,7 @@ static inline void srd_ep_close(struct srd_ep *ep)
 /* An AH on from's PD to to's GID; NULL with errno on failure. */
 static inline struct ibv_ah *srd_ah_to_gid(struct srd_ep *from, const union ibv_gid *dgid)
 {
-	struct ibv_ah_attr a = {
-		.is_global = 1, .port_num = 1,
-		.grh = { .dgid = *dgid, .sgid_index = from->gid_index,
-			 .hop_limit = 64 },
-	};
-
-	return ibv_create_ah(from->pd, &a);
+	return srd_ah_new(from->pd, from->gid_index, dgid);
 }
 
 static inline struct ibv_ah *srd_ah(struct srd_ep *from, struct srd_ep *to)
