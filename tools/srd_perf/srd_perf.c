@@ -56,7 +56,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -76,6 +75,8 @@
 #ifdef SRD_HAVE_SRDDV
 #include <infiniband/srddv.h>
 #endif
+/* Devices, GIDs, QPs, AHs: the setup the selftests share; errors are ours to report. */
+#include "srd_setup.h"
 
 #define PERF_PORT	18600
 #define PERF_VERSION	2
@@ -83,7 +84,6 @@
 #define PERF_MAX_SIZES	32
 #define PERF_MAX_SEQ	(1u << 28)	/* per QP and size: 32 MB of bitmap */
 #define PERF_QKEY	0x11111111u
-#define PERF_GRH	40		/* in front of UD receives */
 #define PERF_HDR	16
 #define PERF_MAGIC	0x50445253u	/* "SRDP" */
 #define PERF_BATCH	32		/* WRs per post */
@@ -97,6 +97,11 @@
 #define PERF_GUARD	64		/* RDMA read: poison checked past it */
 #define NSEC		1000000000ull
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+#ifdef SRD_HAVE_SRDDV
+#define PERF_SRD_QP	SRD_QP_SRDDV	/* made as efadv programs make theirs */
+#else
+#define PERF_SRD_QP	SRD_QP_SRD	/* plain ibv_create_qp_ex: the same QP */
+#endif
 
 enum { DIR_REQ = 1, DIR_REP = 2 };
 enum { MODE_BW, MODE_LAT };
@@ -591,55 +596,6 @@ static void tcp_connect(struct perf *p)
 
 /* --- verbs resources ------------------------------------------------------ */
 
-static bool is_srd(struct ibv_device *d)
-{
-#ifdef SRD_HAVE_SRDDV
-	return srddv_is_srd_device(d);
-#else
-	return !strncmp(ibv_get_device_name(d), "srd", 3);
-#endif
-}
-
-/* Whether one of dev's GIDs is an address of this network namespace. */
-static bool dev_is_local(const char *dev)
-{
-	struct ifaddrs *ifs, *i;
-	union ibv_gid g, a;
-	bool local = false;
-	char path[256], txt[64];
-	FILE *f;
-	int n;
-
-	if (getifaddrs(&ifs))
-		return false;
-	for (n = 0; n < 16 && !local; n++) {
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gids/%d",
-			 dev, n);
-		f = fopen(path, "r");
-		if (!f)
-			break;
-		if (fscanf(f, "%63s", txt) != 1 || inet_pton(AF_INET6, txt, g.raw) != 1)
-			memset(&g, 0, sizeof(g));
-		fclose(f);
-		for (i = ifs; i && !local; i = i->ifa_next) {
-			memset(&a, 0, sizeof(a));
-			if (!i->ifa_addr)
-				continue;
-			if (i->ifa_addr->sa_family == AF_INET) {
-				a.raw[10] = a.raw[11] = 0xff;
-				memcpy(&a.raw[12], &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
-			} else if (i->ifa_addr->sa_family == AF_INET6) {
-				memcpy(a.raw, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
-			} else {
-				continue;
-			}
-			local = !memcmp(&a, &g, sizeof(g));
-		}
-	}
-	freeifaddrs(ifs);
-	return local;
-}
-
 static void open_device(struct perf *p)
 {
 	struct ibv_device **list, *dev = NULL;
@@ -647,23 +603,22 @@ static void open_device(struct perf *p)
 
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-
-		nsrd += is_srd(list[i]);
-		if (p->o.dev) {
-			if (!strcmp(name, p->o.dev))
-				dev = list[i];
-		} else if (is_srd(list[i]) &&
-			   (!dev || (!dev_is_local(ibv_get_device_name(dev)) &&
-				     dev_is_local(name)))) {
-			dev = list[i];	/* prefer one of this namespace */
-		}
+		if (!srd_device_is_srd(list[i]))
+			continue;
+		nsrd++;
+		/* Without -d, the first srd device, but one of this namespace first. */
+		if (!p->o.dev &&
+		    (!dev || (!srd_device_is_local(ibv_get_device_name(dev)) &&
+			      srd_device_is_local(ibv_get_device_name(list[i])))))
+			dev = list[i];
 	}
+	if (p->o.dev && list)
+		dev = srd_device_by_name(list, p->o.dev);
 	if (!nsrd) {
 		fprintf(cmt, "SKIP: no srd device\n");
 		exit(4);
 	}
-	if (!dev || !is_srd(dev))
+	if (!dev || !srd_device_is_srd(dev))
 		die(p, "%s: %s", p->o.dev, dev ? "not an srd device" : "no such device");
 	p->ctx = ibv_open_device(dev);
 	ibv_free_device_list(list);
@@ -676,30 +631,19 @@ static void open_device(struct perf *p)
 		die(p, "ibv_query_port: %s", strerror(errno));
 }
 
-static bool gid_is_v4(const union ibv_gid *g)
-{
-	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(g->raw, pfx, sizeof(pfx));
-}
-
 static void pick_gid(struct perf *p)
 {
 	char s[INET6_ADDRSTRLEN];
-	int i;
 
 	if (p->o.gidx >= 0) {
 		if (ibv_query_gid(p->ctx, 1, p->o.gidx, &p->gid))
 			die(p, "ibv_query_gid(%d): %s", p->o.gidx, strerror(errno));
 		p->gid_index = p->o.gidx;
 	} else {
-		for (i = 0; i < p->port.gid_tbl_len; i++)
-			if (!ibv_query_gid(p->ctx, 1, i, &p->gid) && gid_is_v4(&p->gid))
-				break;
-		if (i == p->port.gid_tbl_len)
+		p->gid_index = srd_find_v4_gid(p->ctx, p->port.gid_tbl_len, &p->gid);
+		if (p->gid_index < 0)
 			die(p, "%s has no IPv4 GID: use -g",
 			    ibv_get_device_name(p->ctx->device));
-		p->gid_index = i;
 	}
 	fprintf(cmt, "# %s: device %s, GID %d %s, %s QPs\n", p->o.server ? "server" : "client",
 	       ibv_get_device_name(p->ctx->device), p->gid_index, gid_str(&p->gid, s),
@@ -740,61 +684,37 @@ static uint32_t max_msg(struct perf *p)
 	return p->o.flags & F_UD ? mtu : p->port.max_msg_sz;
 }
 
+/* One of our QPs (UD with -U, else SRD), in RESET; *cap: asked, then granted. */
 static struct ibv_qp *create_qp(struct perf *p, struct ibv_qp_cap *cap)
 {
-	struct ibv_qp_init_attr_ex a = {
-		.send_cq = p->scq, .recv_cq = p->rcq, .cap = *cap,
-		.qp_type = p->o.flags & F_UD ? IBV_QPT_UD : IBV_QPT_DRIVER,
-		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = p->pd,
-	};
+	enum srd_qp_kind kind = p->o.flags & F_UD ? SRD_QP_UD : PERF_SRD_QP;
+	uint64_t ops = 0;
 	struct ibv_qp *qp;
 
 	if (p->o.flags & F_WR_API) {
-		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+		ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 		if (!p->o.server && p->o.op == OP_WRITE)
-			a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+			ops |= IBV_QP_EX_WITH_RDMA_WRITE;
 		if (!p->o.server && p->o.op == OP_READ)
-			a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_READ;
+			ops |= IBV_QP_EX_WITH_RDMA_READ;
 	}
-#ifdef SRD_HAVE_SRDDV
-	if (a.qp_type == IBV_QPT_DRIVER) {
-		struct srddv_qp_init_attr sa = {
-			.driver_qp_type = SRDDV_QP_DRIVER_TYPE_SRD,
-		};
-
-		qp = srddv_create_qp_ex(p->ctx, &a, &sa, sizeof(sa));
-	} else
-#endif
-		qp = ibv_create_qp_ex(p->ctx, &a);
+	qp = srd_qp_new(p->pd, p->scq, p->rcq, kind, ops, cap);
 	if (!qp)
 		die(p, "creating a%s QP%s: %s", p->o.flags & F_UD ? " UD" : "n SRD",
 		    !p->o.server && p->o.op != OP_SEND ?
 		    (p->o.op == OP_WRITE ? " for RDMA writes" : " for RDMA reads") : "",
 		    strerror(errno));
-	*cap = a.cap;
 	return qp;
 }
 
 static void qp_to_rts(struct perf *p, struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = PERF_QKEY };
-	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN, rc;
+	/* The client's SRD QPs retry RNR -r times; the rest keep the default. */
+	int rc = srd_qp_to_rts_rnr(qp, PERF_QKEY, !p->o.server && !(p->o.flags & F_UD) ?
+				   (int)p->o.rnr : -1);
 
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_QKEY);
-	a.qp_state = IBV_QPS_RTR;
-	rc = rc ?: ibv_modify_qp(qp, &a, IBV_QP_STATE);
-	a.qp_state = IBV_QPS_RTS;
-	if (!p->o.server && !(p->o.flags & F_UD)) {
-		a.rnr_retry = p->o.rnr;
-		mask |= IBV_QP_RNR_RETRY;
-	}
-	rc = rc ?: ibv_modify_qp(qp, &a, mask);
 	if (rc)
-		die(p, "moving QP %u to RTS: %s", qp->qp_num,
-		    strerror(rc < 0 ? errno : rc));
+		die(p, "moving QP %u to RTS: %s", qp->qp_num, strerror(rc));
 }
 
 static void post_recv(struct perf *p, struct perf_qp *q, uint32_t slot)
@@ -836,7 +756,7 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 		die(p, "a %u-byte message is beyond the %u bytes of %s",
 		    p->o.max_size, max_msg(p), p->o.flags & F_UD ? "the MTU" :
 		    p->o.op != OP_SEND ? "max_rdma_size" : "max_msg_sz");
-	p->rx_off = p->o.flags & F_UD ? PERF_GRH : 0;
+	p->rx_off = p->o.flags & F_UD ? SRD_GRH : 0;
 	p->slot_size = (p->o.max_size + 63) & ~63u;
 	p->rx_stride = (p->o.max_size + p->rx_off + 63) & ~63u;
 	if (!p->slot_size)
@@ -900,14 +820,9 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 
 static void make_ah(struct perf *p)
 {
-	struct ibv_ah_attr a = {
-		.is_global = 1, .port_num = 1,
-		.grh = { .dgid = p->peer_gid, .sgid_index = p->gid_index,
-			 .hop_limit = 64 },
-	};
 	char s[INET6_ADDRSTRLEN];
 
-	p->ah = ibv_create_ah(p->pd, &a);
+	p->ah = srd_ah_new(p->pd, p->gid_index, &p->peer_gid);
 	if (!p->ah)
 		die(p, "ibv_create_ah to %s: %s", gid_str(&p->peer_gid, s),
 		    strerror(errno));
