@@ -308,45 +308,32 @@ static void dump_counters(const char *dev)
 
 /* --- QPs ------------------------------------------------------------------ */
 
-/* RESET -> INIT -> RTR -> RTS; 0 or the errno. */
-static int qp_up(struct ibv_qp *qp)
-{
-	return srd_qp_to_rts(qp, SRD_QKEY);
-}
-
 /*
  * An SRD QP (IBV_QPT_DRIVER through plain ibv_create_qp_ex) on pd and cq,
  * with the RDMA ibv_wr_* ops when rdma; in RTS.  NULL with errno if not.
  */
-static struct ibv_qp *srd_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *scq,
-			     struct ibv_cq *rcq, bool rdma, struct ibv_qp_cap *granted)
+static struct ibv_qp *srd_qp(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
+			     bool rdma, struct ibv_qp_cap *granted)
 {
-	struct ibv_qp_init_attr_ex ia = {
-		.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_DRIVER,
-		.cap = { .max_send_wr = SEND_WR, .max_recv_wr = RECV_WR,
-			 .max_send_sge = MAX_SGE, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
-	};
+	struct ibv_qp_cap cap = { .max_send_wr = SEND_WR, .max_recv_wr = RECV_WR,
+				  .max_send_sge = MAX_SGE, .max_recv_sge = 1 };
+	uint64_t ops = rdma ? IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+			      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			      IBV_QP_EX_WITH_RDMA_READ : 0;
 	struct ibv_qp *qp;
 	int rc;
 
-	if (rdma) {
-		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
-				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				    IBV_QP_EX_WITH_RDMA_READ;
-	}
-	qp = ibv_create_qp_ex(ctx, &ia);
+	qp = srd_qp_new(pd, scq, rcq, SRD_QP_SRD, ops, &cap);
 	if (!qp)
 		return NULL;
-	rc = qp_up(qp);
+	rc = srd_qp_to_rts(qp, SRD_QKEY);
 	if (rc) {
 		ibv_destroy_qp(qp);
 		errno = rc;
 		return NULL;
 	}
 	if (granted)
-		*granted = ia.cap;
+		*granted = cap;
 	return qp;
 }
 
@@ -718,7 +705,7 @@ static void case_caps(void)
 		 * the SGEs, which lie outside amr (LKEY_RANGE), on a QP of
 		 * its own since a local error takes it to ERR.
 		 */
-		tmp = srd_qp(A.ctx, A.pd, A.scq, A.rcq, true, NULL);
+		tmp = srd_qp(A.pd, A.scq, A.rcq, true, NULL);
 		if (!must(tmp, "a second SRD QP with RDMA ops: %s", strerror(errno)))
 			return;
 		sg[1].length = (uint32_t)(max - max / 2);
@@ -1609,18 +1596,16 @@ out:
 /* Open a device by name; NULL with errno if not. */
 static struct ibv_context *open_dev(const char *name)
 {
-	struct ibv_device **list, **d;
+	struct ibv_device **list, *d;
 	struct ibv_context *ctx = NULL;
 
 	list = ibv_get_device_list(NULL);
 	if (!list)
 		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			break;
+	d = srd_device_by_name(list, name);
 	errno = ENODEV;
-	if (*d)
-		ctx = ibv_open_device(*d);
+	if (d)
+		ctx = ibv_open_device(d);
 	ibv_free_device_list(list);
 	return ctx;
 }
@@ -1738,15 +1723,8 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 	if (!expect(mr, "ibv_reg_mr of 16 KiB: expected success, saw %s",
 		    mr ? "success" : strerror(errno)))
 		return u_exit();
-	{
-		struct ibv_ah_attr aa = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = gidb, .sgid_index = gidx, .hop_limit = 64 },
-		};
-
-		ah = ibv_create_ah(pda, &aa);
-	}
-	q1 = srd_qp(ca, pda, cqa, cqa, true, NULL);
+	ah = srd_ah_new(pda, gidx, &gidb);
+	q1 = srd_qp(pda, cqa, cqa, true, NULL);
 	if (!must(ah && q1, "an AH and an SRD QP with RDMA ops: %s", strerror(errno)))
 		return u_exit();
 
@@ -1771,8 +1749,8 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 	       "arrive");
 
 	/* 2: R's lkey in U's work requests (on the device R registered it on). */
-	q2 = srd_qp(ca, pda, cqa, cqa, true, NULL);
-	q3 = srd_qp(ca, pda, cqa, cqa, true, NULL);
+	q2 = srd_qp(pda, cqa, cqa, true, NULL);
+	q3 = srd_qp(pda, cqa, cqa, true, NULL);
 	if (must(q2 && q3, "two more SRD QPs: %s", strerror(errno))) {
 		o = (struct op){ .op = R_WRITE, .wr_id = 3, .ah = ah, .qpn = qpn_r,
 				 .rkey = rkey, .raddr = w2, .nsge = 1 };
@@ -1793,7 +1771,7 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 	}
 
 	/* 3: R's rkey, but the target QP is U's own, in U's PD on R's device. */
-	qub = srd_qp(cb, pdb, cqb, cqb, false, NULL);
+	qub = srd_qp(pdb, cqb, cqb, false, NULL);
 	if (must(qub, "an SRD QP on %s: %s", devb, strerror(errno))) {
 		u_sync(in, "P3?");
 		memset(ubuf, POISON, 4096);
@@ -1863,7 +1841,7 @@ static void make_qps(bool loud)
 	qx = NULL;
 	drain_all();
 	errno = 0;
-	qa = ah_ab ? srd_qp(A.ctx, A.pd, A.scq, A.rcq, true, &cap) : NULL;
+	qa = ah_ab ? srd_qp(A.pd, A.scq, A.rcq, true, &cap) : NULL;
 	if (qa) {
 		qx = ibv_qp_to_qp_ex(qa);
 		rdma_sge = cap.max_send_sge;
@@ -1880,7 +1858,7 @@ static void make_qps(bool loud)
 		       strerror(errno));
 	}
 	errno = 0;
-	qb = srd_qp(B.ctx, B.pd, B.scq, B.rcq, false, NULL);
+	qb = srd_qp(B.pd, B.scq, B.rcq, false, NULL);
 	if (!qb)
 		printf("# no SRD QP on %s: %s\n", B.name, strerror(errno));
 }

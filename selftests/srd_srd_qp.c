@@ -186,47 +186,15 @@ static void dump_counters(const char *dev)
 static struct ibv_qp *create_srd_qp(struct srd_ep *ep, struct ibv_qp_cap cap,
 				    uint64_t send_ops, struct ibv_qp_cap *granted)
 {
-	struct ibv_qp_init_attr_ex ia = {
-		.send_cq = ep->scq, .recv_cq = ep->rcq, .qp_type = IBV_QPT_DRIVER,
-		.cap = cap, .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = ep->pd,
-	};
 	struct ibv_qp *qp;
 
-	if (send_ops) {
-		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		ia.send_ops_flags = send_ops;
-	}
 	errno = 0;
-	qp = ibv_create_qp_ex(ep->ctx, &ia);
+	qp = srd_qp_new(ep->pd, ep->scq, ep->rcq, SRD_QP_SRD, send_ops, &cap);
 	must(qp, "ibv_create_qp_ex(IBV_QPT_DRIVER) on %s: expected an SRD QP, saw %s (%d)",
 	     ep->name, strerror(errno), errno);
 	if (qp && granted)
-		*granted = ia.cap;
+		*granted = cap;
 	return qp;
-}
-
-/*
- * RESET -> INIT -> RTR -> RTS with UD's masks; rnr_retry >= 0 is set on
- * RTR -> RTS, < 0 leaves the default.  0 or the errno.
- */
-static int qp_up(struct ibv_qp *qp, int rnr_retry)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
-	int rc = srd_qp_to_init(qp, SRD_QKEY);
-	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-
-	if (rc)
-		return rc;
-	rc = srd_err(ibv_modify_qp(qp, &a, IBV_QP_STATE));
-	if (rc)
-		return rc;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (rnr_retry >= 0) {
-		a.rnr_retry = rnr_retry;
-		mask |= IBV_QP_RNR_RETRY;
-	}
-	return srd_err(ibv_modify_qp(qp, &a, mask));
 }
 
 /* An SRD QP on ep's CQs, in RTS; NULL and a failed check if not. */
@@ -242,7 +210,7 @@ static struct ibv_qp *srd_qp(struct srd_ep *ep, uint32_t send_wr, uint32_t recv_
 
 	if (!qp)
 		return NULL;
-	rc = qp_up(qp, rnr_retry);
+	rc = srd_qp_to_rts_rnr(qp, SRD_QKEY, rnr_retry);
 	if (!must(rc == 0, "SRD QP %u on %s RESET -> INIT -> RTR -> RTS: expected "
 		  "success, saw %s", qp->qp_num, ep->name, err_str(rc))) {
 		ibv_destroy_qp(qp);
@@ -1388,7 +1356,7 @@ static void case_wr_api(void)
 	qx = ibv_qp_to_qp_ex(qp[0]);
 	if (!must(qx, "ibv_qp_to_qp_ex of an SRD QP created with send_ops_flags"))
 		goto out;
-	rc = qp_up(qp[0], -1);
+	rc = srd_qp_to_rts(qp[0], SRD_QKEY);
 	if (!must(rc == 0, "the qp_ex to RTS: %s", err_str(rc)))
 		goto out;
 
