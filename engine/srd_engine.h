@@ -110,7 +110,19 @@ uint32_t srd_wire_put_ud(uint8_t *buf, const struct srd_ud_hdr *h);
  */
 int srd_wire_parse_ud(const uint8_t *buf, size_t len, struct srd_ud_hdr *h);
 
-/* Is the datagram whose first 4 bytes are @b the engine's to parse? */
+/*
+ * The UDP port every datagram goes to by default (docs/protocol.md,
+ * "Transport"): not 4791, which belongs to RoCEv2 and rxe.
+ */
+#define SRD_DEFAULT_UDP_PORT		4792
+
+/*
+ * Every header, UD or SRD, starts with version, opcode, flags and
+ * hdr_len_words: the bytes an OS reads to tell the two apart.
+ */
+#define SRD_HDR_COMMON_BYTES		4
+
+/* Is the datagram whose first SRD_HDR_COMMON_BYTES are @b the engine's? */
 static inline bool srd_wire_is_transport(const uint8_t *b)
 {
 	return b[0] == SRD_WIRE_VERSION && b[1] >= SRD_WOP_FIRST &&

@@ -9,7 +9,6 @@
 
 #include "srd.h"
 #include "message.h"
-#include "wire.h"
 
 struct srd_recv_ctx {
 	struct srd_ud_hdr hdr;
@@ -132,7 +131,7 @@ out:
 
 /*
  * A datagram for @sdev.  The SRD header is at @hdr_offset, its first
- * SRD_WIRE_COMMON_BYTES in the linear area.  The caller owns, and frees,
+ * SRD_HDR_COMMON_BYTES in the linear area.  The caller owns, and frees,
  * the skb.
  */
 void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,

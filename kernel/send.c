@@ -13,7 +13,6 @@
 
 #include "srd.h"
 #include "message.h"
-#include "wire.h"
 
 /* Room for any link-layer, IP and UDP header in front of the SRD header. */
 #define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \

@@ -18,7 +18,6 @@
 #include <net/udp_tunnel.h>
 
 #include "srd.h"
-#include "wire.h"
 
 unsigned short srd_udp_port = SRD_DEFAULT_UDP_PORT;
 module_param_named(udp_port, srd_udp_port, ushort, 0444);
@@ -66,7 +65,7 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	 * UDP layer lets a zero checksum through as "none", IPv6's does not.
 	 */
 	if ((skb->protocol == htons(ETH_P_IP) && !udp_hdr(skb)->check) ||
-	    !pskb_may_pull(skb, sizeof(struct udphdr) + SRD_WIRE_COMMON_BYTES)) {
+	    !pskb_may_pull(skb, sizeof(struct udphdr) + SRD_HDR_COMMON_BYTES)) {
 		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
 		ib_device_put(&sdev->ibdev);
 		goto drop;
