@@ -549,6 +549,10 @@ int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 void srd_sq_work(struct work_struct *work);
 void srd_sq_publish(struct srd_qp *qp);
 
+/* tunables.c: the transport's module parameters, checked when written */
+void srd_tunables_config(struct srd_config *cfg);
+unsigned int srd_tunables_peer_idle_s(void);
+
 /* transport.c: the engine's OS layer */
 struct srd_kpeer;
 int srd_transport_init(struct srd_dev *sdev);

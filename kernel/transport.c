@@ -37,7 +37,6 @@
 
 #include <linux/debugfs.h>
 #include <linux/jhash.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
@@ -46,35 +45,6 @@
 
 #include "srd.h"
 #include "trace.h"
-
-static unsigned int srd_n_paths = 16;
-module_param_named(n_paths, srd_n_paths, uint, 0644);
-MODULE_PARM_DESC(n_paths, "SRD paths (UDP source ports) per peer, 1..128, for devices created from now on (default 16)");
-
-/*
- * Transport tunables with a physical meaning, for devices created from
- * now on; 0 keeps the engine's default (docs/protocol.md has them all).
- */
-static unsigned int srd_rto_min_us;
-module_param_named(rto_min_us, srd_rto_min_us, uint, 0644);
-MODULE_PARM_DESC(rto_min_us, "SRD: least retransmit timeout, microseconds (0: engine default)");
-
-static unsigned int srd_ack_delay_us;
-module_param_named(ack_delay_us, srd_ack_delay_us, uint, 0644);
-MODULE_PARM_DESC(ack_delay_us, "SRD: longest ACK delay, microseconds (0: engine default)");
-
-static unsigned int srd_cc_target_queue_us;
-module_param_named(cc_target_queue_us, srd_cc_target_queue_us, uint, 0644);
-MODULE_PARM_DESC(cc_target_queue_us, "SRD: queueing delay the congestion window aims at, microseconds (0: engine default)");
-
-/* The idle time after which a full peer table may evict a peer. */
-static unsigned int srd_peer_idle_s = 30;
-module_param_named(peer_idle_s, srd_peer_idle_s, uint, 0644);
-MODULE_PARM_DESC(peer_idle_s, "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400 (default 30)");
-
-static int srd_pacing_gain_pct = -1;
-module_param_named(pacing_gain_pct, srd_pacing_gain_pct, int, 0644);
-MODULE_PARM_DESC(pacing_gain_pct, "SRD: pace at cwnd/srtt times this percentage; 0: no pacing (-1: engine default)");
 
 /* Room for any link-layer, IP and UDP header in front of the SRD header. */
 #define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
@@ -406,8 +376,7 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
  */
 static bool srd_kpeer_evict(struct srd_transport *tp)
 {
-	u64 idle, best = 0, min = clamp_t(u64, READ_ONCE(srd_peer_idle_s), 5,
-					  86400) * USEC_PER_SEC;
+	u64 idle, best = 0, min = (u64)srd_tunables_peer_idle_s() * USEC_PER_SEC;
 	struct srd_kpeer *kp, *victim = NULL;
 
 	lockdep_assert_held(&tp->peers_lock);
@@ -726,40 +695,30 @@ int srd_transport_init(struct srd_dev *sdev)
 {
 	struct srd_transport *tp;
 	struct srd_config cfg;
-	u32 n_paths = READ_ONCE(srd_n_paths);
+	int err;
 
-	if (!n_paths || n_paths > SRD_MAX_PATHS) {
-		pr_warn("rdma_srd: n_paths=%u is outside 1..%u\n", n_paths,
-			SRD_MAX_PATHS);
+	/*
+	 * The tunables were checked when set (tunables.c); what can still be
+	 * refused is what the netdev gives, a segment too small for its MTU.
+	 */
+	srd_tunables_config(&cfg);
+	cfg.seg_bytes = srd_seg_bytes(sdev->ndev);
+	cfg.max_msg_bytes = SRD_DEV_MAX_MSG_BYTES;
+	err = srd_config_validate(&cfg);
+	if (err) {
+		pr_warn("rdma_srd: the SRD configuration for netdev %s (MTU %u) is inconsistent (field %d)\n",
+			netdev_name(sdev->ndev), READ_ONCE(sdev->ndev->mtu), -err);
 		return -EINVAL;
 	}
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 	if (!tp)
 		return -ENOMEM;
 	tp->sdev = sdev;
-	tp->n_paths = n_paths;
+	tp->n_paths = cfg.n_paths;
 	spin_lock_init(&tp->peers_lock);
 	hash_init(tp->peers);
 	INIT_LIST_HEAD(&tp->peer_list);
 
-	srd_config_default(&cfg);
-	cfg.n_paths = n_paths;
-	cfg.seg_bytes = srd_seg_bytes(sdev->ndev);
-	cfg.max_msg_bytes = SRD_DEV_MAX_MSG_BYTES;
-	if (READ_ONCE(srd_rto_min_us))
-		cfg.rto_min_us = READ_ONCE(srd_rto_min_us);
-	if (READ_ONCE(srd_ack_delay_us))
-		cfg.ack_delay_us = READ_ONCE(srd_ack_delay_us);
-	if (READ_ONCE(srd_cc_target_queue_us))
-		cfg.cc_target_queue_us = READ_ONCE(srd_cc_target_queue_us);
-	if (READ_ONCE(srd_pacing_gain_pct) >= 0)
-		cfg.pacing_gain_pct = READ_ONCE(srd_pacing_gain_pct);
-	if (srd_config_validate(&cfg)) {
-		pr_warn("rdma_srd: the SRD tunables are inconsistent (field %d)\n",
-			-srd_config_validate(&cfg));
-		kfree(tp);
-		return -EINVAL;
-	}
 	tp->engine = srd_engine_create(&cfg, &srd_kernel_ops, sdev);
 	if (!tp->engine) {
 		kfree(tp);

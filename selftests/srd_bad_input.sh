@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Bad requests to rdma link add fail with a clear error and change nothing.
+# Bad requests to rdma link add fail with a clear error and change nothing
+# (not even a hold on the netdev).
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -21,6 +22,28 @@ expect_match "srdb0 still on sb0" 'netdev sb0' "$(rdma link show srdb0/1)"
 expect_fail_with "second device on one netdev" "Device or resource busy" \
 	rdma link add srdb2 type srd netdev sb0
 srd_link_gone srdb2 || fail "a second device was created on sb0"
+
+# A netdev whose MTU leaves an SRD segment too small for the engine
+# (below 188: 40 IP, 8 UDP and 52 DATA header bytes, and 88 of payload
+# for the longer RDMA header): the add is refused after the device took
+# its hold on the netdev, and the hold must go with it, or deleting the
+# netdev waits forever ("unregister_netdevice: waiting for sbm0 to become
+# free").  At 188 the device is made; deleting the netdev takes it along.
+veth_pair sbm0 sbm1
+pp ip link set sbm0 mtu 187
+expect_fail_with "netdev with MTU 187" "Invalid argument" \
+	rdma link add srdb5 type srd netdev sbm0
+dmesg | tail -n 20 | grep -qF "the SRD configuration for netdev sbm0 (MTU 187) is inconsistent" ||
+	fail "MTU 187: the kernel log does not say why"
+echo "ok: MTU 187: the kernel log says why"
+srd_link_gone srdb5 || fail "a device was created on a netdev of MTU 187"
+pp ip link set sbm0 mtu 188
+add_srd srdb5 sbm0
+echo "ok: the device is made with an MTU of 188"
+try timeout 60 ip link del sbm0 ||
+	fail "deleting sbm0 did not complete: the refused rdma link add kept a hold on it"
+wait_for "srdb5 gone with its netdev" 10 srd_link_gone srdb5
+echo "ok: sbm0 is deleted: the refused add left no hold on it"
 
 # non_ip_netdev KIND NAME LINK: a netdev of KIND cannot take an srd device.
 nonip=0
