@@ -66,18 +66,16 @@ static const struct kernel_param_ops srd_tunable_ops;
  * unless the value is that of SRD_UNSET().  The kernel keeps the
  * parameters in this module's table (THIS_MODULE->kp), where
  * srd_tunables_fill() finds them by their ops, so no list of them is
- * kept besides.  The type and description go into .modinfo through
- * __MODULE_INFO(), as __MODULE_PARM_TYPE() and MODULE_PARM_DESC() put
- * them, with the struct's name for their own, so that the macro names the
- * parameter once.
+ * kept besides.  modinfo shows the type and the description, as for
+ * module_param().
  */
 #define SRD_TUNABLE(name, type, desc, ...)				\
 	static struct srd_tunable srd_tunable_##name = {		\
 		.is_signed = SRD_SIGNED_##type, __VA_ARGS__		\
 	};								\
 	module_param_cb(name, &srd_tunable_ops, &srd_tunable_##name, 0644); \
-	__MODULE_INFO(parmtype, srd_tunable_##name, #name ":" #type);	\
-	__MODULE_INFO(parm, srd_tunable_##name, #name ":" desc)
+	__MODULE_PARM_TYPE(name, #type);				\
+	MODULE_PARM_DESC(name, desc)
 
 SRD_TUNABLE(n_paths, uint,
 	    "SRD paths (UDP source ports) per peer, 1..128, for devices created from now on (default 16)",
