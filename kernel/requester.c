@@ -249,9 +249,15 @@ int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
 	return 0;
 }
 
-/* Complete the work request of @msg with @st, and free it. */
-static void srd_requester_complete(struct srd_send_msg *msg,
-				   enum srd_comp_status st)
+/*
+ * The engine is done with @msg: every byte delivered (or, for a READ,
+ * placed), or failed.  Under the peer's lock.  Its work request
+ * completes with @st and @msg is freed.  Remote failures complete the
+ * work request in error and leave the QP as it is: SRD is
+ * connectionless, and one unreachable or misbehaving peer must not stop
+ * a QP's traffic with the others.
+ */
+void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st)
 {
 	struct srd_qp *qp = msg->qp;
 	u64 wr_id = msg->wr_id;
@@ -284,18 +290,6 @@ static void srd_requester_complete(struct srd_send_msg *msg,
 	if (READ_ONCE(qp->sq_blocked))
 		mod_delayed_work(srd_wq, &qp->sq_work, 0);
 	srd_qp_put(qp);
-}
-
-/*
- * The engine is done with @msg: every byte delivered (or, for a READ,
- * placed), or failed.  Under the peer's lock.  Remote failures complete
- * the work request in error and leave the QP as it is: SRD is
- * connectionless, and one unreachable or misbehaving peer must not stop
- * a QP's traffic with the others.
- */
-void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st)
-{
-	srd_requester_complete(msg, st);
 }
 
 /* Requester: response bytes of a READ, into the local buffers. */
