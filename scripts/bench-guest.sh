@@ -28,7 +28,8 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # pp, die, wait_for (a failed step or wait stops this guest's side,
-# named), busy_ticks, gid_of_ipv4, port_active
+# named), busy_ticks, gid_of_ipv4, gid_index, active_mtu, port_active,
+# bench_record
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 role=$1
@@ -55,28 +56,6 @@ nic_name() {
 	return 1
 }
 
-# gid_index DEV IPV4: the GID index of IPV4's IPv4-mapped GID on DEV,
-# preferring RoCE v2 where the device keeps types (rxe lists each address
-# twice, v1 and v2; only v2 is UDP).
-gid_index() {
-	local dev=$1 want f i g t first=
-	want=$(gid_of_ipv4 "$2")
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		read -r g 2>/dev/null <"$f" || continue
-		[ "$g" = "$want" ] || continue
-		t=$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null || true)
-		[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; }
-		[ -n "$first" ] || first=$i
-	done
-	[ -n "$first" ] && echo "$first"
-}
-
-# active_mtu DEV: the port's active MTU in bytes, the largest UD message.
-active_mtu() {
-	$(verbs_env "$1") ibv_devinfo -d "$1" | awk '/active_mtu/ { print $2; exit }'
-}
-
 # setup IP: the link up with IP, rxe0 and srd0 on it.
 setup() {
 	local ip=$1 d
@@ -90,15 +69,16 @@ setup() {
 	# srd0 first: its MTU is read before rxe0 exists (see rxe_blocks_srd).
 	pp rdma link add srd0 type srd netdev "$IF"
 	wait_for "srd0 ACTIVE" 20 port_active srd0
-	SRD_MTU=$(active_mtu srd0)
+	# shellcheck disable=SC2046 # verbs_env's words split on purpose
+	SRD_MTU=$(active_mtu srd0 $(verbs_env srd0))
 	pp modprobe rdma_rxe
 	pp rdma link add rxe0 type rxe netdev "$IF"
 	for d in rxe0 srd0; do
 		wait_for "$d ACTIVE" 20 port_active "$d"
-		wait_for "$d's GID of $ip" 20 gid_index "$d" "$ip"
+		wait_for "$d's GID of $ip" 20 gid_index "$d" "$(gid_of_ipv4 "$ip")"
 	done
-	GIDX_RXE=$(gid_index rxe0 "$ip")
-	GIDX_SRD=$(gid_index srd0 "$ip")
+	GIDX_RXE=$(gid_index rxe0 "$(gid_of_ipv4 "$ip")")
+	GIDX_SRD=$(gid_index srd0 "$(gid_of_ipv4 "$ip")")
 	echo "bench-guest: $role on $IF ($ip, MTU $MTU): rxe0 GID $GIDX_RXE, srd0 GID $GIDX_SRD"
 	pp rdma link show
 }
@@ -137,15 +117,10 @@ ms_to_s() {
 	printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
 }
 
-# record FIELDS...: a line of index.tsv (its header is in write_header).
-record() {
-	local IFS=$'\t'
-	echo "$*" >>"$dir/index.tsv"
-}
-
+# write_header: index.tsv's first line, the names of its columns.
 write_header() {
-	record id group transport tool mode size loss client_rc server_rc \
-		wall_s client_busy_ticks server_busy_ticks hz note
+	bench_record "$dir" id group transport tool mode size loss client_rc \
+		server_rc wall_s client_busy_ticks server_busy_ticks hz note
 }
 
 # A TCP/UDP port per measurement, so that no run waits on the last one's
@@ -167,8 +142,8 @@ measure() {
 	echo "=== [${SECONDS}s] $id: $transport $tool $mode size $size loss $loss%"
 	ctl start "$id" "$proto" "$port" "$tmo" "$scmd"
 	if [ "${REPLY%% *}" != ok ]; then
-		record "$id" "$group" "$transport" "$tool" "$mode" "$size" "$loss" \
-			- - - - - "$CLK" "server: ${REPLY#err }"
+		bench_record "$dir" "$id" "$group" "$transport" "$tool" "$mode" \
+			"$size" "$loss" - - - - - "$CLK" "server: ${REPLY#err }"
 		return 0
 	fi
 	echo "+ $*" | tee "$raw/$id.client.txt"
@@ -185,14 +160,14 @@ measure() {
 	if [ "${REPLY%% *}" = "done" ]; then
 		read -r _ src sbusy <<<"$REPLY"
 	fi
-	record "$id" "$group" "$transport" "$tool" "$mode" "$size" "$loss" \
-		"$crc" "$src" "$(ms_to_s $(((t1 - t0) / 1000000)))" "$((b1 - b0))" "$sbusy" "$CLK" ""
+	bench_record "$dir" "$id" "$group" "$transport" "$tool" "$mode" "$size" \
+		"$loss" "$crc" "$src" "$(ms_to_s $(((t1 - t0) / 1000000)))" "$((b1 - b0))" "$sbusy" "$CLK" ""
 }
 
 # skip_row ID GROUP TRANSPORT TOOL MODE SIZE WHY: a row not measured.
 skip_row() {
 	echo "=== $1: skipped: $7"
-	record "$1" "$2" "$3" "$4" "$5" "$6" 0 - - - - - "$CLK" "skip: $7"
+	bench_record "$dir" "$1" "$2" "$3" "$4" "$5" "$6" 0 - - - - - "$CLK" "skip: $7"
 }
 
 # by_size SIZE QUICK SMALL MEDIUM LARGE: a count for a row of SIZE: QUICK
@@ -355,7 +330,7 @@ efa_profile() {
 	pp rdma link add srd0 type srd netdev "$IF"
 	wait_for "srd0 ACTIVE" 20 port_active srd0
 	ip4=$(ip -4 -o addr show dev "$IF" | awk '{ sub("/.*", "", $4); print $4; exit }')
-	wait_for "srd0's GID of $ip4" 20 gid_index srd0 "$ip4"
+	wait_for "srd0's GID of $ip4" 20 gid_index srd0 "$(gid_of_ipv4 "$ip4")"
 }
 
 # fi_iters SIZE: fi_pingpong's iterations, about 2 s of round trips here.
@@ -400,9 +375,9 @@ both() {
 	fi
 }
 
-# netem LOSS: random loss on both guests' egress (0: none).
+# egress_loss LOSS: random loss on both guests' egress (0: none).
 NETEM=0
-netem() {
+egress_loss() {
 	[ "$1" = "$NETEM" ] && return 0
 	if [ "$1" = 0 ]; then
 		both "tc qdisc del dev $IF root"
@@ -418,23 +393,23 @@ netem() {
 loss_rows_rxe() {
 	local l a
 	for l in $LOSSES; do
-		netem "$l"
+		egress_loss "$l"
 		new_port
 		a="-d rxe0 -c RC -F -p $NPORT -s $LOSS_SIZE -t $DEPTH -n $(bw_iters "$LOSS_SIZE") -e"
 		measure "loss-rxe-rc-$l" loss rxe-rc ib_send_bw bw "$LOSS_SIZE" "$l" \
 			$((DUR + 40)) tcp $NPORT "$(verbs_env rxe0) ib_send_bw $a -x $SGIDX_RXE" -- \
 			$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
 	done
-	netem 0
+	egress_loss 0
 }
 
 loss_rows_srd() {
 	local l
 	for l in $LOSSES; do
-		netem "$l"
+		egress_loss "$l"
 		srd_bw "loss-srd-$l" loss "$LOSS_SIZE" "$l"
 	done
-	netem 0
+	egress_loss 0
 }
 
 # verbs_env DEV: how to run a verbs program on DEV.  rxe's need no libsrd,
@@ -466,7 +441,8 @@ drop_rxe() {
 run_client() {
 	setup "$IP_CLIENT"
 	CLK=$(getconf CLK_TCK)
-	UD_MAX=$(active_mtu rxe0)
+	# shellcheck disable=SC2046 # verbs_env's words split on purpose
+	UD_MAX=$(active_mtu rxe0 $(verbs_env rxe0))
 	[ "$SRD_MTU" -ge "$UD_MAX" ] || UD_MAX=$SRD_MTU
 	echo "bench-guest: UD messages up to $UD_MAX B (rxe0 and srd0 active MTU)"
 	echo "$UD_MAX" >"$dir/ud_max"

@@ -11,7 +11,7 @@
 # SIZE-byte messages, DEPTH in flight, for SECS seconds: once with every
 # link up, then with one link black-holed both ways (netem loss 100 %).
 # Each run's output goes to DIR/raw/multipath-*.txt and a line to
-# DIR/index.tsv (the format of bench-guest.sh's record); srd_perf checks
+# DIR/index.tsv (bench_record, scripts/common.sh); srd_perf checks
 # every message's bytes and reports corrupt, duplicate and missing ones.
 # Nothing here judges the figures.
 
@@ -20,17 +20,13 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1 secs=$2 size=$3 depth=$4
 raw=$dir/raw
-# ecmp_hosts, perf_pair and the rest; busy_ticks (scripts/common.sh).
+# ecmp_hosts, perf_pair and the rest; busy_ticks, bench_record
+# (scripts/common.sh).
 # shellcheck source=selftests/lib.sh
 . "$TOP/selftests/lib.sh"
 OUTPUT=$TOP/build/selftests
 
 clk=$(getconf CLK_TCK)
-
-row() {
-	local IFS=$'\t'
-	echo "$*" >>"$dir/index.tsv"
-}
 
 # one ID LOSS_LINKS: one srd_perf run, LOSS_LINKS black-holed.
 one() {
@@ -56,14 +52,15 @@ one() {
 	b1=$(busy_ticks)
 	srd_counters "$DEV_A" "$DEV_B" >>"$raw/$id.client.txt"
 	tail -n 4 "$raw/$id.client.txt" | sed 's/^/  | /'
-	row "$id" multipath srd srd_perf bw "$size" "$dead/$ECMP_N" "$rc" "$rc" \
-		"$(((t1 - t0) / 1000000000))" "$((b1 - b0))" - "$clk" \
-		"links $ECMP_N, dead $dead"
+	bench_record "$dir" "$id" multipath srd srd_perf bw "$size" \
+		"$dead/$ECMP_N" "$rc" "$rc" "$(((t1 - t0) / 1000000000))" \
+		"$((b1 - b0))" - "$clk" "links $ECMP_N, dead $dead"
 }
 
 modprobe sch_netem 2>/dev/null
 ecmp_hosts mp >"$raw/multipath-setup.txt" 2>&1 ||
-	{ row multipath-setup multipath srd srd_perf bw "$size" - 1 - - - - "$clk" "setup failed"; exit 0; }
+	{ bench_record "$dir" multipath-setup multipath srd srd_perf bw "$size" - \
+		1 - - - - "$clk" "setup failed"; exit 0; }
 one multipath-0 0
 one multipath-1 1
 srd_cleanup >/dev/null 2>&1

@@ -30,7 +30,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-# try, die, resolve_kernel
+# try, die, resolve_kernel, usage (this header)
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 BUILD=${SRD_BUILD:-$TOP/build}
@@ -38,11 +38,6 @@ kernel=6.1
 quick=0
 mtu=9000
 out=
-
-usage() {
-	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
-}
 
 while [ $# -gt 0 ]; do
 	case "$1" in

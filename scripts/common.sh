@@ -39,6 +39,14 @@ srd_show() {
 	echo "+ $*"
 }
 
+# usage: the caller's header comment, from its fourth line (past "#!",
+# the SPDX line and a bare "#") to its first line that is not a comment,
+# without the "# ", on stderr; exits 2.
+usage() {
+	awk 'NR >= 4 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0" >&2
+	exit 2
+}
+
 # pp CMD...: a step the caller cannot go on without: shown and run; if it
 # fails, so does the caller (srd_fail), naming the step, instead of
 # failing later for a reason that hides it.  try CMD...: shown and run,
@@ -107,6 +115,37 @@ gid_of_ipv4() {
 	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
 }
 
+# gid_index DEV GID: the index of GID (as sysfs prints it) in the GID
+# table of DEV's port 1: its RoCE v2 entry if it has one (rxe lists each
+# address twice, RoCE v1 and v2, and only v2 is UDP), else the lowest.
+# Prints nothing and returns 1 if DEV lacks GID.
+gid_index() {
+	local p=/sys/class/infiniband/$1/ports/1 f i g t first=
+	for f in "$p"/gids/*; do
+		i=${f##*/}
+		read -r g 2>/dev/null <"$f" || continue
+		[ "$g" = "$2" ] || continue
+		read -r t 2>/dev/null <"$p/gid_attrs/types/$i" || t=
+		if [ "$t" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+		if [ -z "$first" ] || [ "$i" -lt "$first" ]; then
+			first=$i
+		fi
+	done
+	[ -n "$first" ] && echo "$first"
+}
+
+# active_mtu DEV [CMD...]: the active MTU of DEV's port 1 in bytes, the
+# largest UD message, as ibv_devinfo says; run under CMD if given, a
+# command prefix such as "env -u RDMAV_DRIVERS".
+active_mtu() {
+	local dev=$1
+	shift
+	"$@" ibv_devinfo -d "$dev" | awk '$1 == "active_mtu:" { print $2; exit }'
+}
+
 # port_state DEV: the kernel's view of port 1, e.g. "4: ACTIVE".
 port_state() {
 	cat "/sys/class/infiniband/$1/ports/1/state"
@@ -128,4 +167,13 @@ SRD_BAD_KLOG='Oops|BUG:|WARNING:|general protection fault|soft lockup|hung_task|
 # listening NS PORT: something in network namespace NS listens on TCP PORT.
 listening() {
 	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+# bench_record DIR FIELDS...: a line of DIR/index.tsv, `make bench`'s
+# index of measurements: FIELDS, tab-separated (the columns are in
+# scripts/bench-guest.sh's write_header; scripts/bench-table.py reads it).
+bench_record() {
+	local IFS=$'\t' dir=$1
+	shift
+	echo "$*" >>"$dir/index.tsv"
 }

@@ -21,13 +21,14 @@
 
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# log, die: "debug-kernel: MSG" on stderr (stdout is the release).
+SRD_PROG=debug-kernel
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 inputs=$TOP/scripts/debug-kernel
 cache=${SRD_CACHE:-/var/cache/softsrd}/debug-kernel
 pkg=linux-source-6.12
 tarball=/usr/src/$pkg.tar.xz
-
-log() { echo "debug-kernel: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball is missing (scripts/install-deps.sh installs $pkg)"
 srcver=$(dpkg-query -W -f='${Version}' "$pkg")

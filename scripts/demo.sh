@@ -23,8 +23,10 @@ wait_listen() {
 	wait_for "$1 listens on TCP $2" 20 listening "$1" "$2"
 }
 
-# srd_counters DEV: the SRD message and packet counters of DEV.
-srd_counters() {
+# demo_counters DEV: the SRD message and packet counters of DEV (those
+# the demo is about; selftests/lib.sh's srd_counters prints all that are
+# not zero).
+demo_counters() {
 	echo "  $1: $(cd "/sys/class/infiniband/$1/hw_counters" &&
 		for c in srd_msgs_sent srd_msgs_delivered srd_tx_data_pkts srd_rx_data_pkts srd_retransmits srd_rdma_reads_in; do
 			printf '%s=%s ' "${c#srd_}" "$(cat $c)"
@@ -66,8 +68,8 @@ pp ip netns exec hostA rdma statistic show link srd0/1
 echo
 echo "# SRD: perftest's ib_send_bw -c SRD, unmodified, on softsrd's libefa."
 echo "# SRD counters before:"
-srd_counters srd0
-srd_counters srd1
+demo_counters srd0
+demo_counters srd1
 echo "\$ ip netns exec hostB srd-efa-run ib_send_bw -d srd1 -x 0 -c SRD -s 4096 -n 2000 &"
 ip netns exec hostB "$run" ib_send_bw -d srd1 -x 0 -c SRD -s 4096 -n 2000 >/dev/null &
 server=$!
@@ -75,8 +77,8 @@ wait_listen hostB 18515
 pp ip netns exec hostA "$run" ib_send_bw -d srd0 -x 0 -c SRD -s 4096 -n 2000 10.0.0.2
 wait "$server"
 echo "# SRD counters after:"
-srd_counters srd0
-srd_counters srd1
+demo_counters srd0
+demo_counters srd1
 
 echo
 echo "# SRD through libfabric's efa provider: an rdm ping-pong, data checked,"
@@ -89,8 +91,8 @@ wait_listen hostB 47592
 pp ip netns exec hostA env FI_EFA_ENABLE_SHM_TRANSFER=0 "$run" fi_pingpong -p efa -e rdm -d srd0-rdm -c 10.0.0.2
 wait "$server"
 echo "# SRD counters after:"
-srd_counters srd0
-srd_counters srd1
+demo_counters srd0
+demo_counters srd1
 echo softsrd >/sys/module/rdma_srd/parameters/limits
 
 pp rdma link del srd0

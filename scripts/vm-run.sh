@@ -36,7 +36,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-# resolve_kernel, SRD_BAD_KLOG
+# resolve_kernel, SRD_BAD_KLOG, usage (this header)
 # shellcheck source=scripts/common.sh
 . "$TOP/scripts/common.sh"
 BUILD=${SRD_BUILD:-$TOP/build}
@@ -47,11 +47,6 @@ load_module=1
 nic=
 mac=
 share=
-
-usage() {
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
-}
 
 while [ $# -gt 0 ]; do
 	case "$1" in

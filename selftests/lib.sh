@@ -121,14 +121,21 @@ gid_of_ipv6() {
 	echo "${g%:}"
 }
 
-# gid_index DEV GID: the index of GID in DEV's table.
-gid_index() {
-	gid_list "$1" | awk -v g="$2" '$2 == g { print $1; exit }'
-}
-
 # hw_counter DEV NAME: one of the device's counters.
 hw_counter() {
 	cat "/sys/class/infiniband/$1/hw_counters/$2"
+}
+
+# counter_above DEV NAME N: the device's counter NAME is above N.
+counter_above() {
+	[ "$(hw_counter "$1" "$2")" -gt "$3" ]
+}
+
+# expect_grew WHAT DEV NAME BEFORE: the device's counter NAME grows above
+# BEFORE within 5 s (ib_core caches hw_counters for a few ms).
+expect_grew() {
+	wait_for "$1: $2's $3 grew from $4" 5 counter_above "$2" "$3" "$4"
+	echo "$2's $3: $4 -> $(hw_counter "$2" "$3")"
 }
 
 # counters_back WHAT BASE SECS: the caller's counters() prints BASE again
@@ -565,6 +572,13 @@ perf_clean() {
 	*) [ "$PERF_ERRORS" -eq "$5" ] || fail "$what: expected $5 error completions, saw $PERF_ERRORS"
 	   echo "ok: $what: $PERF_ERRORS error completions" ;;
 	esac
+}
+
+# error_vendors OUTPUT: the vendor_err values of the error completions
+# srd_perf reported in OUTPUT, sorted, unique, space-separated.
+error_vendors() {
+	sed -n 's/.*error completion: .*(vendor_err \([0-9]*\)).*/\1/p' <<<"$1" |
+		sort -nu | tr '\n' ' ' | sed 's/ $//'
 }
 
 # perf_pair SERVER_NS CLIENT_NS SERVER_ARGS... -- CLIENT_ARGS...: run_pair

@@ -25,10 +25,6 @@ ecmp_hosts nem
 P="${ECMP_P[*]}"
 Q="${ECMP_Q[*]}"
 
-counter_above() {
-	[ "$(hw_counter "$1" "$2")" -gt "$3" ]
-}
-
 # traffic WHAT [-n MSGS] [-E] [SRD_PERF_ARGS...]: an srd_perf run from a
 # to b that must deliver every message exactly once, intact, without
 # error completions.  -E: both sides sleep on their completion channels
@@ -42,12 +38,6 @@ traffic() {
 		"${ev[@]}" \
 		-d "$DEV_A" -s $SIZES -n "$n" -q $QPS -W 30 "$@" "$MGMT_B"
 	perf_clean "$what" "$PAIR_CLIENT_OUT" $NSIZES $((NSIZES * n * QPS)) 0
-}
-
-# expect_grew WHAT DEV COUNTER BEFORE
-expect_grew() {
-	wait_for "$1: $2's $3 grew from $4" 5 counter_above "$2" "$3" "$4"
-	echo "$2's $3: $4 -> $(hw_counter "$2" "$3")"
 }
 
 dmesg_mark

@@ -28,28 +28,11 @@ ecmp_hosts out
 P="${ECMP_P[*]}"
 Q="${ECMP_Q[*]}"
 
-counter_above() {
-	[ "$(hw_counter "$1" "$2")" -gt "$3" ]
-}
-
-# expect_grew WHAT DEV COUNTER BEFORE
-expect_grew() {
-	wait_for "$1: $2's $3 grew from $4" 5 counter_above "$2" "$3" "$4"
-	echo "$2's $3: $4 -> $(hw_counter "$2" "$3")"
-}
-
 # traffic SRD_PERF_ARGS...: an srd_perf run from a to b; TRAFFIC_END is
 # when it ended, in µs.
 traffic() {
 	perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -- -d "$DEV_A" -W 30 "$@" "$MGMT_B"
 	TRAFFIC_END=${EPOCHREALTIME/./}
-}
-
-# error_vendors OUTPUT: the vendor_err values of the error completions
-# srd_perf reported, sorted, unique, space-separated.
-error_vendors() {
-	sed -n 's/.*error completion: .*(vendor_err \([0-9]*\)).*/\1/p' <<<"$1" |
-		sort -nu | tr '\n' ' ' | sed 's/ $//'
 }
 
 # The fabric's controls.  A loaded TCG guest takes up to seconds to start

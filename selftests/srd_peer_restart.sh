@@ -19,10 +19,6 @@ trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$
 
 ecmp_hosts prs
 
-counter_above() {
-	[ "$(hw_counter "$1" "$2")" -gt "$3" ]
-}
-
 # traffic_ab / traffic_ba SRD_PERF_ARGS...: an srd_perf run a to b, b to a.
 traffic_ab() {
 	perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -- -d "$DEV_A" -W 30 "$@" "$MGMT_B"
@@ -38,13 +34,6 @@ says() {
 		[[ "$l" == *"$2"* ]] && return 0
 	done <"$1"
 	return 1
-}
-
-# error_vendors OUTPUT: the vendor_err values of the error completions
-# srd_perf reported, sorted, unique, space-separated.
-error_vendors() {
-	sed -n 's/.*error completion: .*(vendor_err \([0-9]*\)).*/\1/p' <<<"$1" |
-		sort -nu | tr '\n' ' ' | sed 's/ $//'
 }
 
 # restart_b: b's srd device deleted and made again on the same netdev.

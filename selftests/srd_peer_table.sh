@@ -22,7 +22,6 @@ port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 
 two_hosts spt
 third_host spt
-c() { hw_counter "$1" "$2"; }
 idle_param=/sys/module/rdma_srd/parameters/peer_idle_s
 idle0=$(cat "$idle_param") || fail "rdma_srd has no peer_idle_s parameter"
 trap 'echo "$idle0" >"$idle_param"; srd_cleanup' EXIT
@@ -33,7 +32,7 @@ dmesg_mark
 # b knows a (IPv4) before the table fills.
 perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -W 30 -- -d "$DEV_A" -W 30 -s 4096 -n 100 "$IP4_B"
 perf_clean "a to b before" "$PAIR_CLIENT_OUT" 1 100 0
-p0=$(c "$DEV_B" srd_peers) np0=$(c "$DEV_B" srd_rx_drop_no_peer)
+p0=$(hw_counter "$DEV_B" srd_peers) np0=$(hw_counter "$DEV_B" srd_rx_drop_no_peer)
 expect_eq "b's peers before" 1 "$p0"
 
 m_addresses 1100
@@ -42,8 +41,8 @@ out=$(ip netns exec "$NS_M" "$PY" "$forge" --src "$IP6_M" "$IP6_B" peers 1100 fd
 echo "$out"
 [[ "$out" == *"RESULT mode=peers ok=1"* ]] || fail "the filler's handshakes were not all answered"
 sleep 1
-expect_eq "b's peers: the table is full" 1024 "$(c "$DEV_B" srd_peers)"
-refused=$(($(c "$DEV_B" srd_rx_drop_no_peer) - np0))
+expect_eq "b's peers: the table is full" 1024 "$(hw_counter "$DEV_B" srd_peers)"
+refused=$(($(hw_counter "$DEV_B" srd_rx_drop_no_peer) - np0))
 [ "$refused" -ge $((1100 - 1023)) ] ||
 	fail "b refused $refused remotes for want of room, expected >= $((1100 - 1023))"
 echo "ok: b refused $refused remotes for want of room"
@@ -63,15 +62,15 @@ errs=$(perf_sum errors "$PAIR_CLIENT_OUT")
 echo "ok: $errs sends failed UNRESP_REMOTE, none flushed: the QP stayed usable"
 
 # Eviction once the filler's peers are idle.
-expect_eq "peers evicted with peer_idle_s at an hour" 0 "$(c "$DEV_B" srd_peers_evicted)"
+expect_eq "peers evicted with peer_idle_s at an hour" 0 "$(hw_counter "$DEV_B" srd_peers_evicted)"
 echo "+ echo 5 > $idle_param; sleep 6"
 echo 5 >"$idle_param"
 sleep 6
-e0=$(c "$DEV_B" srd_peers_evicted)
+e0=$(hw_counter "$DEV_B" srd_peers_evicted)
 perf_pair "$NS_A" "$NS_B" -d "$DEV_A" -g "$GIDX6_A" -W 30 -- -d "$DEV_B" \
 	-g "$GIDX6_B" -W 30 -s 4096 -n 200 "$IP4_A"
 perf_clean "b to a new destination after 5 s idle" "$PAIR_CLIENT_OUT" 1 200 0
-ev=$(($(c "$DEV_B" srd_peers_evicted) - e0))
+ev=$(($(hw_counter "$DEV_B" srd_peers_evicted) - e0))
 [ "$ev" -ge 1 ] || fail "no peer was evicted"
 echo "ok: $ev idle peers evicted to make room"
 

@@ -10,10 +10,6 @@ require_srd_module
 require_cmd ibv_ud_pingpong ibv_devinfo
 two_hosts spp
 
-active_mtu() {
-	ibv_devinfo -d "$1" | awk '$1 == "active_mtu:" { print $2 }'
-}
-
 # pingpong GIDX_A GIDX_B SERVER_IP ARGS...: one run, validated.
 pingpong() {
 	local ga=$1 gb=$2 ip=$3

@@ -39,7 +39,6 @@ forge() {
 	echo "$FORGE_OUT"
 	[[ "$FORGE_OUT" == *"RESULT "*" ok=1"* ]] || fail "srd_forge $*: no ok=1"
 }
-c() { hw_counter "$1" "$2"; }
 # traffic WHAT SRD_PERF_ARGS...: SRD sends a to b, checked by perf_clean
 # (no error completion, nothing corrupt, duplicate or missing).
 traffic() {
@@ -53,17 +52,18 @@ dmesg_mark
 traffic "first contact" -s 4096 -n 200
 
 # 1. Forged HELLOs from a's address, by an unprivileged user, under load.
-r_a=$(c "$DEV_A" srd_peer_restarts) r_b=$(c "$DEV_B" srd_peer_restarts)
-h_b=$(c "$DEV_B" srd_hellos_received) s_b=$(c "$DEV_B" srd_rx_drop_stale_epoch)
+r_a=$(hw_counter "$DEV_A" srd_peer_restarts) r_b=$(hw_counter "$DEV_B" srd_peer_restarts)
+h_b=$(hw_counter "$DEV_B" srd_hellos_received) s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch)
 echo "+ (unprivileged, in $NS_A) srd_forge.py --src $IP4_A $IP4_B hello-flood 200 8 &"
 bg_start ip netns exec "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" \
 	"$IP4_B" hello-flood 200 8
 flood=$!
 traffic "traffic under 200 forged HELLOs" -s 65536 -q 2 -T 5
 wait "$flood" || fail "the HELLO flood failed"
-expect_eq "b's peer restarts" "$r_b" "$(c "$DEV_B" srd_peer_restarts)"
-expect_eq "a's peer restarts" "$r_a" "$(c "$DEV_A" srd_peer_restarts)"
-h=$(($(c "$DEV_B" srd_hellos_received) - h_b)) s=$(($(c "$DEV_B" srd_rx_drop_stale_epoch) - s_b))
+expect_eq "b's peer restarts" "$r_b" "$(hw_counter "$DEV_B" srd_peer_restarts)"
+expect_eq "a's peer restarts" "$r_a" "$(hw_counter "$DEV_A" srd_peer_restarts)"
+h=$(($(hw_counter "$DEV_B" srd_hellos_received) - h_b))
+s=$(($(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) - s_b))
 [ "$h" -ge 100 ] && [ "$s" -ge 100 ] ||
 	fail "b counted $h HELLOs and $s stale packets, expected >= 100 of each"
 echo "ok: b took 100 forged restart claims ($h HELLOs) and refused 100 wrong tags ($s), no restart"
@@ -72,41 +72,42 @@ echo "ok: b took 100 forged restart claims ($h HELLOs) and refused 100 wrong tag
 forge "$NS_M" "$PY" "$forge" --src $IP4_M "$IP4_B" hello
 tag=$(sed -n 's/.*RESULT.* remote_epoch=\(0x[0-9a-f]*\).*/\1/p' <<<"$FORGE_OUT")
 [ -n "$tag" ] || fail "no tag learned from b"
-s_b=$(c "$DEV_B" srd_rx_drop_stale_epoch) d_b=$(c "$DEV_B" srd_msgs_delivered)
+s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) d_b=$(hw_counter "$DEV_B" srd_msgs_delivered)
 forge "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" "$IP4_B" slide 4 "$tag"
 wait_for "b refused the 4 forged DATA" 10 bash -c \
 	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/srd_rx_drop_stale_epoch) -ge $((s_b + 4)) ]"
 traffic "traffic after the forged slide" -s 4096 -n 500
 [ "$PERF_MSGS" -eq 500 ] || fail "expected 500 messages, saw $PERF_MSGS"
-got=$(($(c "$DEV_B" srd_msgs_delivered) - d_b))
+got=$(($(hw_counter "$DEV_B" srd_msgs_delivered) - d_b))
 [ "$got" -ge 500 ] || fail "a's sends completed OK, but b delivered $got of 500"
 echo "ok: 500 sent, $got delivered by b"
 
 # 3. 1100 sources of m's own: no state on b.
-p_b=$(c "$DEV_B" srd_peers) st_b=$(c "$DEV_B" srd_stateless_replies)
+p_b=$(hw_counter "$DEV_B" srd_peers) st_b=$(hw_counter "$DEV_B" srd_stateless_replies)
 m_addresses 1100
 forge "$NS_M" "$PY" "$forge" --src "$IP6_M" "$IP6_B" sources 1100 fd00:203::
 sleep 1
-expect_eq "b's peers after 1100 sources" "$p_b" "$(c "$DEV_B" srd_peers)"
-got=$(($(c "$DEV_B" srd_stateless_replies) - st_b))
+expect_eq "b's peers after 1100 sources" "$p_b" "$(hw_counter "$DEV_B" srd_peers)"
+got=$(($(hw_counter "$DEV_B" srd_stateless_replies) - st_b))
 [ "$got" -gt 0 ] || fail "b answered none of the 1100 sources statelessly"
 echo "ok: b answered $got of 2200 packets without keeping state"
 # A new peer: a's IPv6 address.
 perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -g "$GIDX6_B" -W 30 -- -d "$DEV_A" \
 	-g "$GIDX6_A" -W 30 -s 4096 -n 200 "$IP4_B"
 perf_clean "a new peer after the 1100 sources" "$PAIR_CLIENT_OUT" 1 200 0
-expect_eq "b's peers: one more" "$((p_b + 1))" "$(c "$DEV_B" srd_peers)"
+expect_eq "b's peers: one more" "$((p_b + 1))" "$(hw_counter "$DEV_B" srd_peers)"
 
 # 4. UDP checksum 0 over IPv4: the control first, checksummed.
-h_b=$(c "$DEV_B" srd_hellos_received) bad=$(c "$DEV_B" rx_drop_bad_hdr)
+h_b=$(hw_counter "$DEV_B" srd_hellos_received) bad=$(hw_counter "$DEV_B" rx_drop_bad_hdr)
 forge "$NS_A" "$PY" "$forge" --src "$IP4_A" "$IP4_B" hello-flood 1 0
 wait_for "b counted the checksummed HELLO" 10 bash -c \
 	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/srd_hellos_received) -gt $h_b ]"
-h_b=$(c "$DEV_B" srd_hellos_received)
+h_b=$(hw_counter "$DEV_B" srd_hellos_received)
 forge "$NS_A" "$PY" "$forge" --src "$IP4_A" "$IP4_B" zero-csum
 wait_for "b dropped the zero-checksum HELLO" 10 bash -c \
 	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/rx_drop_bad_hdr) -gt $bad ]"
-expect_eq "HELLOs b took after the zero-checksum one" "$h_b" "$(c "$DEV_B" srd_hellos_received)"
+expect_eq "HELLOs b took after the zero-checksum one" "$h_b" \
+	"$(hw_counter "$DEV_B" srd_hellos_received)"
 
 srd_counters "$DEV_A" "$DEV_B"
 dmesg_clean "wire attacks"
