@@ -427,6 +427,30 @@ test_vm_boots_again_after_a_crash_before_the_command() {
 		[[ "$out" == *ran-on-the-second-boot* ]] || { echo "# rc=$rc: $out" | head -20; return 1; }
 }
 
+t test_vm_boots_again_after_a_kernel_problem_at_boot
+test_vm_boots_again_after_a_kernel_problem_at_boot() {
+	local rc out
+	# The kernel logs a WARNING while booting, on the first boot only: the
+	# command does not run on that boot, runs on the second, and the run
+	# passes, saying why it booted twice.
+	out=$(SRD_VM_BOOT_FAULT=1 vm -- bash -c 'echo ran-once' 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] && [[ "$out" == *"logged a problem while booting"*"booting again once"* ]] &&
+		[[ "$out" == *"a fault while booting, simulated"* ]] &&
+		[ "$(grep -c '^ran-once' <<<"$out")" -eq 1 ] ||
+		{ echo "# rc=$rc: $out" | head -20; return 1; }
+}
+
+t test_vm_fails_when_every_boot_has_a_kernel_problem
+test_vm_fails_when_every_boot_has_a_kernel_problem() {
+	local rc out
+	out=$(SRD_VM_BOOT_FAULT=always vm -- bash -c 'echo ran' 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && [[ "$out" == *"booting again once"* ]] &&
+		[[ "$out" == *"FAIL: the guest kernel"*"logged a problem"* ]] &&
+		! grep -q '^ran' <<<"$out" || { echo "# rc=$rc: $out" | head -20; return 1; }
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc

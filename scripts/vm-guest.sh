@@ -24,6 +24,25 @@ poweroff_now() {
 	while :; do :; done
 }
 
+# The kernel has booted and nothing of softsrd has run yet.  A problem in
+# its log now (an Oops, a WARNING, a sanitizer's report) is the boot's:
+# the emulator's (qemu 7.2's TCG has faults that can strike a 6.x kernel
+# while it boots) or the kernel's own.  The command does not run on such a
+# kernel; vm-run.sh boots once more and fails the run if the second boot
+# logs one too.  For the harness's own tests, SRD_VM_BOOT_FAULT=1 makes
+# the first boot log one, SRD_VM_BOOT_FAULT=always every boot.
+# shellcheck source=scripts/common.sh
+. "$SRD_TOP/scripts/common.sh"
+if [ "${SRD_VM_BOOT_FAULT:-}" = always ] ||
+   { [ -n "${SRD_VM_BOOT_FAULT:-}" ] && [ ! -e "$out/boot-faulted-once" ]; }; then
+	: >"$out/boot-faulted-once"
+	echo "WARNING: CPU: 0 PID: 1 at vm-guest.sh: a fault while booting, simulated" >/dev/kmsg
+fi
+if dmesg | grep -Eq "$SRD_BAD_KLOG"; then
+	: >"$out/boot-fault"
+	poweroff_now
+fi
+
 mount -t devpts devpts /dev/pts 2>/dev/null
 # POSIX shared memory, as every system has it: libfabric's shm provider
 # and Open MPI use it.

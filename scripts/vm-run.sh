@@ -21,8 +21,11 @@
 # unregister for references left on it (the log is printed), when
 # kmemleak (on a kernel that has it) reports a leak after CMD,
 # when it never reported a status (crash), or when --timeout (default 600)
-# seconds pass.  A guest that crashes before CMD starts is booted once
-# more (an emulator fault, logged as such); a crash after it fails the run.
+# seconds pass.  A guest that crashes before CMD starts, or whose kernel
+# logs one of those problems while booting, before anything of softsrd
+# runs, is booted once more (an emulator fault, logged as such; CMD does
+# not run on the first); a crash after CMD starts fails the run, as does a
+# second faulty boot.
 #
 # --nic gives the guest a virtio-net NIC joined to another guest's by qemu
 # UDP socket networking: frames leave from 127.0.0.1:LOCAL_PORT to
@@ -172,6 +175,7 @@ chmod 755 "$out"
 	echo "SRD_PROVIDER=$(printf '%q' "$BUILD/provider/libsrd")"
 	echo "SRD_INTERACTIVE=$interactive"
 	echo "SRD_VM_CRASH_BEFORE_START=$(printf '%q' "${SRD_VM_CRASH_BEFORE_START:-}")"
+	echo "SRD_VM_BOOT_FAULT=$(printf '%q' "${SRD_VM_BOOT_FAULT:-}")"
 } >"$out/env"
 if [ $interactive -eq 0 ]; then
 	printf 'cd %q || exit 125\n' "$PWD" >"$out/cmd"
@@ -212,15 +216,27 @@ qemu+=(-chardev stdio,id=con,signal=off -serial chardev:con
 # A guest that dies before its command starts ($out/started) died of the
 # emulator, not of the project: qemu 7.2's TCG has a known fault that can
 # crash a 6.x kernel at boot (an int3 Oops in sched_clock_cpu while
-# patching text).  Such a run is logged and booted once more; a crash once
-# the command has started fails the run, as does a second early crash.
+# patching text).  So did one whose kernel logged a problem while booting,
+# before anything of softsrd ran ($out/boot-fault: vm-guest.sh checks the
+# log first and runs nothing on such a kernel).  Such a run is logged and
+# booted once more; a crash once the command has started fails the run,
+# as does a second early crash or boot fault.
 status=0
 for boot in 1 2; do
 	status=0
+	rm -f "$out/boot-fault"
 	timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" </dev/null || status=$?
 	[ ! -f "$out/started" ] && [ ! -f "$out/rc" ] && [ "$status" -ne 124 ] &&
 		[ "$status" -ne 137 ] && [ "$boot" -eq 1 ] || break
 	mv "$out/kmsg.log" "$out/kmsg.boot1.log" 2>/dev/null || true
+	if [ -f "$out/boot-fault" ]; then
+		echo "vm-run: the guest kernel ($kver) logged a problem while booting, before" \
+			"anything of softsrd ran: booting again once; first boot's kernel log:" \
+			"$out/kmsg.boot1.log" >&2
+		grep -E -A 12 "$SRD_BAD_KLOG" "$out/kmsg.boot1.log" 2>/dev/null |
+			head -30 | sed 's/^/vm-run:   /' >&2 || true
+		continue
+	fi
 	echo "vm-run: the guest ($kver) stopped before its command started (qemu exit $status):" \
 		"an emulator fault, booting again once; first boot's kernel log: $out/kmsg.boot1.log" >&2
 	grep -E -A 12 'Oops|BUG:|panic|general protection' "$out/kmsg.boot1.log" 2>/dev/null |
