@@ -5,34 +5,20 @@
  * docs/protocol.md what the SRD engine's (srd_*) count.
  */
 
+#include <linux/string.h>
+#include <linux/string_helpers.h>
+#include <linux/stringify.h>
+
 #include "srd.h"
 
-static const struct rdma_stat_desc srd_dev_counter_descs[SRD_NUM_COUNTERS] = {
-	[SRD_CNT_PDS].name = "pds",
-	[SRD_CNT_CQS].name = "cqs",
-	[SRD_CNT_QPS].name = "qps",
-	[SRD_CNT_MRS].name = "mrs",
-	[SRD_CNT_AHS].name = "ahs",
-	[SRD_CNT_TX_PACKETS].name = "tx_packets",
-	[SRD_CNT_TX_BYTES].name = "tx_bytes",
-	[SRD_CNT_TX_ERRORS].name = "tx_errors",
-	[SRD_CNT_RX_PACKETS].name = "rx_packets",
-	[SRD_CNT_RX_BYTES].name = "rx_bytes",
-	[SRD_CNT_RX_DROP_BAD_HDR].name = "rx_drop_bad_hdr",
-	[SRD_CNT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
-	[SRD_CNT_RX_DROP_QP_STATE].name = "rx_drop_qp_state",
-	[SRD_CNT_RX_DROP_QKEY].name = "rx_drop_qkey",
-	[SRD_CNT_RX_DROP_NO_RECV].name = "rx_drop_no_recv",
-	[SRD_CNT_CQ_OVERFLOWS].name = "cq_overflows",
-	[SRD_CNT_WQE_ERRORS].name = "wqe_errors",
-	[SRD_CNT_SRD_RX_DROP_NO_PEER].name = "srd_rx_drop_no_peer",
-	[SRD_CNT_SRD_PEERS].name = "srd_peers",
-	[SRD_CNT_SRD_PEERS_EVICTED].name = "srd_peers_evicted",
-	[SRD_CNT_RDMA_RKEY_INVALID].name = "rdma_rkey_invalid",
-	[SRD_CNT_RDMA_RKEY_PD].name = "rdma_rkey_pd",
-	[SRD_CNT_RDMA_RKEY_ACCESS].name = "rdma_rkey_access",
-	[SRD_CNT_RDMA_RKEY_RANGE].name = "rdma_rkey_range",
+/* counters.h's names; srd_counters_init() shows them in lower case. */
+static const char *const srd_dev_counter_ids[SRD_NUM_COUNTERS] = {
+#define SRD_COUNTER(id)	__stringify(id),
+#include "counters.h"
+#undef SRD_COUNTER
 };
+
+static char srd_dev_names[SRD_NUM_COUNTERS][32];
 
 /*
  * The SRD engine's counters (struct srd_counters, srd_counter_descs),
@@ -83,9 +69,12 @@ void srd_counters_init(void)
 {
 	int i;
 
-	memcpy(srd_all_descs, srd_dev_counter_descs, sizeof(srd_dev_counter_descs));
-	for (i = 0; i < SRD_NUM_COUNTERS; i++)
-		WARN(!srd_all_descs[i].name, "rdma_srd: device counter %d has no name\n", i);
+	for (i = 0; i < SRD_NUM_COUNTERS; i++) {
+		strscpy(srd_dev_names[i], srd_dev_counter_ids[i],
+			sizeof(srd_dev_names[i]));
+		string_lower(srd_dev_names[i], srd_dev_names[i]);
+		srd_all_descs[i].name = srd_dev_names[i];
+	}
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
 		snprintf(srd_engine_names[i], sizeof(srd_engine_names[i]), "srd_%s",
 			 srd_counter_descs[i].name);

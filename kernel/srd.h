@@ -98,35 +98,11 @@ extern unsigned short srd_udp_port;
 /* Peers (remote devices) one device keeps transport state for. */
 #define SRD_MAX_PEERS		1024
 
-/* Device counters, shown in hw_counters and by "rdma statistic". */
+/* Device counters, one per line of counters.h: SRD_CNT_TX_ERRORS, ... */
 enum srd_counter {
-	/* Live objects: they return to their baseline when all is freed. */
-	SRD_CNT_PDS,
-	SRD_CNT_CQS,
-	SRD_CNT_QPS,
-	SRD_CNT_MRS,
-	SRD_CNT_AHS,
-	/* Events, monotonic. */
-	SRD_CNT_TX_PACKETS,
-	SRD_CNT_TX_BYTES,
-	SRD_CNT_TX_ERRORS,
-	SRD_CNT_RX_PACKETS,
-	SRD_CNT_RX_BYTES,
-	SRD_CNT_RX_DROP_BAD_HDR,
-	SRD_CNT_RX_DROP_NO_QP,
-	SRD_CNT_RX_DROP_QP_STATE,
-	SRD_CNT_RX_DROP_QKEY,
-	SRD_CNT_RX_DROP_NO_RECV,
-	SRD_CNT_CQ_OVERFLOWS,
-	SRD_CNT_WQE_ERRORS,
-	SRD_CNT_SRD_RX_DROP_NO_PEER,
-	SRD_CNT_SRD_PEERS,		/* peers created */
-	SRD_CNT_SRD_PEERS_EVICTED,	/* idle peers destroyed to make room */
-	/* RDMA requests this device refused as their responder */
-	SRD_CNT_RDMA_RKEY_INVALID,	/* no live MR has the rkey */
-	SRD_CNT_RDMA_RKEY_PD,		/* the MR is not in the QP's PD */
-	SRD_CNT_RDMA_RKEY_ACCESS,	/* the MR lacks REMOTE_READ/WRITE */
-	SRD_CNT_RDMA_RKEY_RANGE,	/* outside the MR, or wrapping */
+#define SRD_COUNTER(id)	SRD_CNT_##id,
+#include "counters.h"
+#undef SRD_COUNTER
 	SRD_NUM_COUNTERS
 };
 

@@ -109,7 +109,8 @@ test_docs_name_every_counter_parameter_and_symbol() {
 	params=$(module_params) || return 1
 	names+=($(sed -n '/^struct srd_counters {/,/^};/p' "$TOP/engine/srd_engine.h" |
 		grep -o 'uint64_t [a-z0-9_, ]*;' | sed 's/uint64_t//; s/[,;]/ /g'))
-	names+=($(grep -o '\.name = "[a-z0-9_]*"' "$TOP/kernel/counters.c" | sed 's/.*"\(.*\)"/\1/'))
+	names+=($(sed -n 's/^SRD_COUNTER(\([A-Z0-9_]*\))$/\1/p' "$TOP/kernel/counters.h" |
+		tr 'A-Z' 'a-z'))
 	names+=($params)
 	names+=($(grep -ho '\b\(srddv\|efadv\)_[a-z0-9_]*;' "$TOP/provider/libsrd.map" \
 		"$TOP/efa-compat/libefa.map" | tr -d ';'))

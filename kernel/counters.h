@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softsrd: the device's counters, shown in hw_counters and by "rdma
+ * statistic", one SRD_COUNTER(ID) each: srd.h makes the enum from this
+ * list (SRD_CNT_ID) and counters.c the names (id, in lower case), so the
+ * two cannot disagree.  docs/architecture.md says what each counts; a
+ * host test fails while one is missing there.  No include guard: it is
+ * included once per use, with SRD_COUNTER defined.
+ */
+
+/* Live objects: they return to their baseline when all is freed. */
+SRD_COUNTER(PDS)
+SRD_COUNTER(CQS)
+SRD_COUNTER(QPS)
+SRD_COUNTER(MRS)
+SRD_COUNTER(AHS)
+/* Events, monotonic. */
+SRD_COUNTER(TX_PACKETS)
+SRD_COUNTER(TX_BYTES)
+SRD_COUNTER(TX_ERRORS)
+SRD_COUNTER(RX_PACKETS)
+SRD_COUNTER(RX_BYTES)
+SRD_COUNTER(RX_DROP_BAD_HDR)
+SRD_COUNTER(RX_DROP_NO_QP)
+SRD_COUNTER(RX_DROP_QP_STATE)
+SRD_COUNTER(RX_DROP_QKEY)
+SRD_COUNTER(RX_DROP_NO_RECV)
+SRD_COUNTER(CQ_OVERFLOWS)
+SRD_COUNTER(WQE_ERRORS)
+SRD_COUNTER(SRD_RX_DROP_NO_PEER)
+/* Peers created, and idle ones destroyed to make room. */
+SRD_COUNTER(SRD_PEERS)
+SRD_COUNTER(SRD_PEERS_EVICTED)
+/*
+ * RDMA requests this device refused as their responder: no live MR has
+ * the rkey; the MR is not in the QP's PD; it lacks REMOTE_READ/WRITE;
+ * outside the MR, or wrapping.
+ */
+SRD_COUNTER(RDMA_RKEY_INVALID)
+SRD_COUNTER(RDMA_RKEY_PD)
+SRD_COUNTER(RDMA_RKEY_ACCESS)
+SRD_COUNTER(RDMA_RKEY_RANGE)
