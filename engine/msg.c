@@ -75,7 +75,7 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 	if (!m)
 		return NULL;
 	m->next = NULL;
-	m->cookie = req->cookie;
+	m->out = req->out;
 	m->op = NULL;
 	m->op_off = 0;
 	m->src_qpn = req->src_qpn & 0xffffff;
@@ -124,7 +124,7 @@ void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 			 bool abort)
 {
 	if (s->state == SRD_RXS_ASSEMBLING && abort && !s->is_resp)
-		peer->eng->ops->rx_abort(peer->eng->os, s->handle);
+		peer->eng->ops->rx_abort(peer->eng->os, s->in);
 	eng_free(peer, s->placed, s->placed_bytes);
 	srd_memset(s, 0, sizeof(*s));
 }
@@ -200,7 +200,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 {
 	struct srd_rx_msg_info info;
 	enum srd_rx_verdict v;
-	void *handle = NULL;
+	struct srd_inbound *in = NULL;
 	uint32_t nsegs;
 
 	s->msg_id = p->msg_id;
@@ -223,7 +223,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		info.kind = pkt_kind(p);
 		info.rdma = p->rdma;
 		v = peer->eng->ops->rx_begin(peer->eng->os, peer->os, &info,
-					     &handle);
+					     &in);
 		if (v == SRD_RX_BAD_ACCESS)
 			peer->ctr.rdma_access_naks++;
 	}
@@ -232,8 +232,8 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		 * The request is delivered once its response is queued; if
 		 * it cannot be now, drop: the requester sends it again.
 		 */
-		if (!srd_tx_queue_resp(peer, p, handle)) {
-			peer->eng->ops->resp_done(peer->eng->os, handle,
+		if (!srd_tx_queue_resp(peer, p, in)) {
+			peer->eng->ops->resp_done(peer->eng->os, in,
 						  SRD_COMP_FLUSHED);
 			srd_memset(s, 0, sizeof(*s));
 			return SRD_RXD_DROP;
@@ -252,7 +252,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 			if (s->is_resp)
 				srd_tx_read_find(peer, p->req_msg_id)->resp_claimed = false;
 			else
-				peer->eng->ops->rx_abort(peer->eng->os, handle);
+				peer->eng->ops->rx_abort(peer->eng->os, in);
 			srd_memset(s, 0, sizeof(*s));
 			return SRD_RXD_DROP;
 		}
@@ -264,7 +264,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 				peer->rx_stall_check_us =
 					now_us + peer->eng->cfg.resp_timeout_us;
 		}
-		s->handle = handle;
+		s->in = in;
 		s->msg_len = p->msg_len;
 		s->seg_bytes = p->seg_bytes;
 		s->nsegs = nsegs;
@@ -280,7 +280,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 
 /*
  * Refuse the rest of the message in @s for good: its later packets are
- * NAKed @reason.  @abort: its OS handle is aborted (srd_rx_slot_release).
+ * NAKed @reason.  @abort: its OS object is aborted (srd_rx_slot_release).
  */
 void srd_rx_slot_reject(struct srd_peer *peer, struct srd_rx_slot *s,
 			bool abort, uint8_t reason)
@@ -328,13 +328,13 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 			return reject(peer, s, false, SRD_NAK_REMOTE_ABORT,
 				      reason);
 		if (p->payload_len)
-			ops->read_data(peer->eng->os, m->cookie,
+			ops->read_data(peer->eng->os, m->out,
 				       m->op_off + p->offset, p->payload,
 				       p->payload_len);
 		m->resp_deadline_us = srd_now(peer) +
 				      peer->eng->cfg.resp_timeout_us;
 	} else if (p->payload_len &&
-		   ops->rx_data(peer->eng->os, s->handle, p->offset,
+		   ops->rx_data(peer->eng->os, s->in, p->offset,
 				p->payload, p->payload_len)) {
 		/* An RDMA target or a receive's MR deregistered meanwhile. */
 		peer->ctr.rdma_access_naks++;
@@ -346,7 +346,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 		if (m)
 			srd_tx_complete(peer, m, SRD_COMP_OK);
 		else
-			ops->rx_done(peer->eng->os, s->handle);
+			ops->rx_done(peer->eng->os, s->in);
 		if (p->opcode == SRD_WOP_WRITE)
 			peer->ctr.rdma_writes_in++;
 		peer->ctr.msgs_delivered++;

@@ -252,11 +252,6 @@ void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out)
 		srd_peer_counters_add(peer, out);
 }
 
-const struct srd_config *srd_engine_config(const struct srd_engine *eng)
-{
-	return &eng->cfg;
-}
-
 /* --- peers ----------------------------------------------------------- */
 
 static void peer_free_arrays(struct srd_peer *peer)
@@ -387,12 +382,16 @@ void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
 }
 
 int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		      const uint8_t *hdr, uint32_t hdr_len, void *cookie,
-		      enum srd_msg_kind kind, uint32_t off, uint32_t len)
+		      const uint8_t *hdr, uint32_t hdr_len,
+		      const struct srd_tx_msg *m, uint32_t off, uint32_t len)
 {
 	struct srd_tx_desc d = {
 		.path = path, .hdr = hdr, .hdr_len = hdr_len,
-		.msg_cookie = cookie, .kind = kind, .payload_off = off,
+		.kind = m ? m->kind : SRD_MSG_SEND,
+		.out = m ? m->out : NULL,
+		.resp_src = m ? m->resp_src : NULL,
+		/* The OS's offsets are within the whole operation (rdma_op.c). */
+		.payload_off = m ? m->op_off + off : 0,
 		.payload_len = len,
 	};
 
@@ -413,7 +412,7 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 	hlen = srd_wire_put_hello(hdr, &p);
 	peer->ctr.hellos_sent++;
 	srd_peer_transmit(peer, peer->ack_rr++ % peer->eng->cfg.n_paths, hdr,
-			  hlen, NULL, SRD_MSG_SEND, 0, 0);
+			  hlen, NULL, 0, 0);
 }
 
 static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)
@@ -449,11 +448,6 @@ void srd_peer_on_timer(struct srd_peer *peer)
 	srd_tx_on_timer(peer, now_us);
 	srd_rx_msg_on_timer(peer, now_us);
 	srd_peer_update_deadline(peer);
-}
-
-uint64_t srd_peer_next_deadline(const struct srd_peer *peer)
-{
-	return peer->deadline_us;
 }
 
 void srd_peer_update_deadline(struct srd_peer *peer)

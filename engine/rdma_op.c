@@ -8,7 +8,7 @@
  * chunk of a WRITE_WITH_IMM, the only one with the immediate data, is
  * held back until every other chunk is done, so that its receive
  * completes only once all the bytes are in place.  The operation
- * completes once, through send_done with its cookie, with the first
+ * completes once, through send_done with its request, with the first
  * failure of any chunk; after a failure no further chunk starts.
  *
  * Offsets the OS sees (transmit's payload_off, read_data's offset) are
@@ -54,7 +54,7 @@ int srd_tx_post_op(struct srd_peer *peer, const struct srd_send_req *req)
 		peer->ctr.alloc_failures++;
 		return SRD_SEND_NOMEM;
 	}
-	op->cookie = req->cookie;
+	op->out = req->out;
 	op->status = SRD_COMP_OK;
 	op->chunks_out = 0;
 	op->held = NULL;
@@ -119,6 +119,6 @@ void srd_tx_op_chunk_done(struct srd_peer *peer, struct srd_tx_msg *m,
 		}
 		srd_tx_msg_free(peer, held);
 	}
-	peer->eng->ops->send_done(peer->eng->os, op->cookie, op->status);
+	peer->eng->ops->send_done(peer->eng->os, op->out, op->status);
 	op_free(peer, op);
 }

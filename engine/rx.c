@@ -58,8 +58,7 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 	hlen = srd_wire_put_ack(hdr, &p);
 	while (copies--) {
 		peer->ctr.acks_sent++;
-		srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL,
-				  SRD_MSG_SEND, 0, 0);
+		srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
 	}
 }
 
@@ -111,8 +110,7 @@ void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 	if (reason == SRD_NAK_RNR)
 		peer->ctr.rnr_naks_sent++;
 	SRD_TRACE(peer, SRD_EV_NAK_TX, psn, msg_id, 0, 0, 0, reason, attempt);
-	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, SRD_MSG_SEND,
-			  0, 0);
+	srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
 }
 
 static void send_nak(struct srd_peer *peer, const struct srd_pkt *d,

@@ -123,11 +123,27 @@ int srd_wire_parse_ud(const uint8_t *buf, size_t len, struct srd_ud_hdr *h);
 #define SRD_HDR_COMMON_BYTES		4
 
 /* Is the datagram whose first SRD_HDR_COMMON_BYTES are @b the engine's? */
-static inline bool srd_wire_is_transport(const uint8_t *b)
-{
-	return b[0] == SRD_WIRE_VERSION && b[1] >= SRD_WOP_FIRST &&
-	       b[1] <= SRD_WOP_LAST;
-}
+bool srd_wire_is_transport(const uint8_t *b);
+
+/*
+ * What the wire spends of a netdev's MTU (docs/protocol.md, "Header"):
+ * the larger IP header (IPv6, 40) and UDP (8), then softsrd's header.
+ * A UD datagram's payload is at most srd_wire_ud_payload_max(mtu) (the
+ * header with an allowance of 64 bytes: 112 in all), from which the
+ * port's active MTU is derived; 0 if the MTU leaves none.  An SRD
+ * segment is srd_wire_seg_bytes(mtu), what a DATA header leaves, within
+ * SRD_MIN_SEG_BYTES..SRD_MAX_SEG_BYTES.
+ */
+#define SRD_IP_UDP_HDR_MAX_BYTES	48
+#define SRD_UD_HDR_ALLOWANCE_BYTES	64
+uint32_t srd_wire_ud_payload_max(uint32_t mtu);
+uint32_t srd_wire_seg_bytes(uint32_t mtu);
+
+/*
+ * The UDP source port of a datagram whose flow or path is @entropy
+ * (docs/protocol.md, "Transport and entropy"): 49152 + entropy mod 16384.
+ */
+uint16_t srd_wire_src_port(uint32_t entropy);
 
 /* An ACK's selective-ack bitmap covers this many PSNs below ack_psn. */
 #define SRD_SACK_WINDOW_PKTS		128
@@ -322,13 +338,30 @@ struct srd_path_stats {
 
 /* --- the OS interface ------------------------------------------------ */
 
+/*
+ * The OS's own objects, which the engine holds and hands back but never
+ * looks into: each OS defines them (the kernel in kernel/message.h).
+ *
+ * struct srd_outbound: a send or RDMA request the OS posted
+ *	(srd_send_req.out); its payload is read through transmit, a READ's
+ *	response written through read_data, and it ends with send_done.
+ * struct srd_inbound: an incoming message the OS accepted in rx_begin
+ *	(a SEND's receive, a WRITE's or READ's target); bytes go in through
+ *	rx_data, and it ends with rx_done or rx_abort, or for a READ, whose
+ *	response reads its bytes from it, with resp_done.
+ */
+struct srd_outbound;
+struct srd_inbound;
+
 /* One packet for the OS to send to the peer: header, then payload. */
 struct srd_tx_desc {
 	uint32_t path;			/* entropy value, 0..n_paths-1 */
 	const uint8_t *hdr;
 	uint32_t hdr_len;
-	void *msg_cookie;		/* the message's cookie, or NULL */
-	enum srd_msg_kind kind;		/* of the message, with msg_cookie */
+	enum srd_msg_kind kind;		/* of the message, with a payload */
+	/* The payload's source, by kind; both NULL without one. */
+	struct srd_outbound *out;	/* SEND, WRITE, READ */
+	struct srd_inbound *resp_src;	/* READ_RESP: the READ's target */
 	uint32_t payload_off;		/* within the message */
 	uint32_t payload_len;
 };
@@ -395,30 +428,32 @@ struct srd_ops {
 	/*
 	 * 0, or negative: the packet was not sent (counted as lost), or
 	 * SRD_TX_ABORT (READ_RESP only).  For a READ_RESP the payload is
-	 * read from the rx_begin handle that became its msg_cookie.
+	 * read from the READ's target, d->resp_src.
 	 */
 	int (*transmit)(void *os, void *peer_os, const struct srd_tx_desc *d);
 	/*
 	 * A new incoming message: claim a receive (SEND, WRITE with imm),
-	 * check the rkey (WRITE, READ), or say why not.  For a READ the
-	 * handle becomes the cookie of the READ_RESP the engine sends back,
-	 * and is given back through resp_done().
+	 * check the rkey (WRITE, READ), or say why not.  On SRD_RX_ACCEPT
+	 * *in is set.  For a READ it becomes the source of the READ_RESP
+	 * the engine sends back, and is given back through resp_done().
 	 */
 	enum srd_rx_verdict (*rx_begin)(void *os, void *peer_os,
 					const struct srd_rx_msg_info *info,
-					void **handle);
+					struct srd_inbound **in);
 	/* 0, or negative: the target is gone (an MR deregistered mid-message);
 	 * the message is then aborted and NAKed REMOTE_ACCESS. */
-	int (*rx_data)(void *os, void *handle, uint32_t offset,
+	int (*rx_data)(void *os, struct srd_inbound *in, uint32_t offset,
 		       const uint8_t *data, uint32_t len);
-	void (*rx_done)(void *os, void *handle);	/* all bytes placed */
-	void (*rx_abort)(void *os, void *handle);	/* will never complete */
-	void (*send_done)(void *os, void *cookie, enum srd_comp_status st);
-	/* Requester: response bytes of the READ message @cookie. */
-	void (*read_data)(void *os, void *cookie, uint32_t offset,
+	void (*rx_done)(void *os, struct srd_inbound *in);	/* all placed */
+	void (*rx_abort)(void *os, struct srd_inbound *in);	/* never will be */
+	void (*send_done)(void *os, struct srd_outbound *out,
+			  enum srd_comp_status st);
+	/* Requester: response bytes of the READ @out. */
+	void (*read_data)(void *os, struct srd_outbound *out, uint32_t offset,
 			  const uint8_t *data, uint32_t len);
-	/* Responder: the READ_RESP of rx_begin handle @handle is over. */
-	void (*resp_done)(void *os, void *handle, enum srd_comp_status st);
+	/* Responder: the READ_RESP read from @in is over. */
+	void (*resp_done)(void *os, struct srd_inbound *in,
+			  enum srd_comp_status st);
 	/* Optional (both NULL: no tracing); see enum srd_event_type. */
 	const bool *trace_on;
 	void (*event)(void *os, void *peer_os, const struct srd_event *ev);
@@ -437,7 +472,8 @@ struct srd_peer;
  * Offsets in transmit and read_data are within the request's bytes.
  */
 struct srd_send_req {
-	void *cookie;			/* given back in transmit and send_done */
+	/* Given back in transmit, read_data and send_done. */
+	struct srd_outbound *out;
 	uint32_t src_qpn, dst_qpn, qkey;
 	uint32_t imm_data;
 	bool has_imm, solicited;
@@ -500,7 +536,6 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 void srd_engine_own_counters(const struct srd_engine *eng, struct srd_counters *out);
 void srd_peer_counters_add(const struct srd_peer *peer, struct srd_counters *sum);
 void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out);
-const struct srd_config *srd_engine_config(const struct srd_engine *eng);
 
 /* The peer for the remote at @addr (as for srd_engine_tag()). */
 struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
@@ -516,7 +551,6 @@ void srd_peer_on_timer(struct srd_peer *peer);
  * progress are aborted and later packets for them NAKed REMOTE_ABORT. */
 void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
 
-uint64_t srd_peer_next_deadline(const struct srd_peer *peer);
 /*
  * How long the peer has had nothing to do, in microseconds: nothing
  * posted, in flight, awaited or being received, no packet either way.

@@ -212,7 +212,7 @@ enum srd_tx_msg_state {
  * held one apart.
  */
 struct srd_tx_op {
-	void *cookie;			/* the OS's, for send_done */
+	struct srd_outbound *out;	/* the OS's request, for send_done */
 	uint32_t chunks_out;
 	struct srd_tx_msg *held;	/* WRITE_WITH_IMM: its last chunk */
 	enum srd_comp_status status;	/* the first failure */
@@ -220,7 +220,9 @@ struct srd_tx_op {
 
 struct srd_tx_msg {
 	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
-	void *cookie;
+	/* The OS's object, by kind: */
+	struct srd_outbound *out;	/* SEND, WRITE, READ */
+	struct srd_inbound *resp_src;	/* READ_RESP: the READ's target */
 	struct srd_tx_op *op;		/* a chunk of it, or NULL */
 	uint32_t op_off;		/* the chunk's first byte in the op */
 	enum srd_msg_kind kind;
@@ -255,14 +257,14 @@ enum srd_rx_slot_state {
 
 struct srd_rx_slot {
 	enum srd_rx_slot_state state;
-	bool is_resp;			/* a READ_RESP: placed into our READ
-					 * req_msg_id, no OS handle */
+	/* A READ_RESP: placed into our READ req_msg_id, no OS object. */
+	bool is_resp;
 	uint32_t req_msg_id;
 	uint32_t msg_id;
 	uint8_t attempt, nak_reason;
 	uint32_t msg_len, seg_bytes, nsegs, segs_placed;
 	uint32_t dst_qpn;
-	void *handle;
+	struct srd_inbound *in;		/* rx_begin's; NULL for a READ_RESP */
 	uint8_t *placed;		/* nsegs bits, while ASSEMBLING */
 	uint32_t placed_bytes;
 	uint64_t progress_us;		/* ASSEMBLING: last new segment */
@@ -458,9 +460,10 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
 void srd_peer_update_deadline(struct srd_peer *peer);
+/* A control packet (@m NULL), or a segment of @m at @off. */
 int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		      const uint8_t *hdr, uint32_t hdr_len, void *cookie,
-		      enum srd_msg_kind kind, uint32_t off, uint32_t len);
+		      const uint8_t *hdr, uint32_t hdr_len,
+		      const struct srd_tx_msg *m, uint32_t off, uint32_t len);
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
@@ -473,7 +476,7 @@ void srd_tx_reset_packets(struct srd_peer *peer);
 struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id);
 /* RDMA read, responder: queue the response; false if it cannot be now. */
 bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
-		       void *handle);
+		       struct srd_inbound *in);
 /* The sender's table and messages, for recovery.c. */
 static inline uint32_t srd_tx_ring_mask(const struct srd_peer *peer)
 {

@@ -96,11 +96,11 @@ void srd_tx_finish(struct srd_peer *peer, struct srd_tx_msg *m,
 		SRD_TRACE(peer, SRD_EV_MSG_ERROR, 0, m->msg_id, 0, 0, 0, st, 0);
 	}
 	if (m->kind == SRD_MSG_READ_RESP)
-		peer->eng->ops->resp_done(peer->eng->os, m->cookie, st);
+		peer->eng->ops->resp_done(peer->eng->os, m->resp_src, st);
 	else if (m->op)
 		srd_tx_op_chunk_done(peer, m, st);
 	else
-		peer->eng->ops->send_done(peer->eng->os, m->cookie, st);
+		peer->eng->ops->send_done(peer->eng->os, m->out, st);
 	srd_tx_msg_free(peer, m);
 }
 
@@ -318,13 +318,12 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 
 /*
  * The responder side of an RDMA read: the request @req was accepted and
- * @handle (from rx_begin) says where the bytes come from.
+ * @in (from rx_begin) says where the bytes come from.
  */
 bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
-		       void *handle)
+		       struct srd_inbound *in)
 {
 	struct srd_send_req r = {
-		.cookie = handle,
 		.src_qpn = req->dst_qpn,
 		.dst_qpn = req->src_qpn,
 		.len = req->rdma.length,
@@ -337,6 +336,7 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 	m = srd_tx_msg_alloc(peer, &r);
 	if (!m)
 		return false;
+	m->resp_src = in;
 	m->req_msg_id = req->msg_id;
 	m->req_attempt = req->attempt;
 	srd_tx_queue_msg(peer, m);
@@ -427,9 +427,8 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
 	SRD_TRACE(peer, SRD_EV_DATA_TX, p.psn, p.msg_id, seg, path, why,
 		  m->kind, 0);
-	/* The OS's offsets are within the whole operation (rdma_op.c). */
-	if (srd_peer_transmit(peer, path, hdr, hlen, m->cookie, m->kind,
-			      m->op_off + off, len) == SRD_TX_ABORT &&
+	if (srd_peer_transmit(peer, path, hdr, hlen, m, off, len) ==
+	    SRD_TX_ABORT &&
 	    m->kind == SRD_MSG_READ_RESP) {
 		/* The MR was deregistered: nothing more of it is sent. */
 		resp_failed(peer, m, SRD_COMP_REMOTE_ACCESS);

@@ -74,6 +74,34 @@ SRD_STATIC_ASSERT(OFF_NAK_RESERVED + 2 == SRD_HDR_NAK_BYTES, "NAK header");
 SRD_STATIC_ASSERT((int)SRD_OP_UD_SEND_WITH_IMM < (int)SRD_WOP_FIRST,
 		  "UD opcodes overlap the SRD transport's");
 
+bool srd_wire_is_transport(const uint8_t *b)
+{
+	return b[OFF_VERSION] == SRD_WIRE_VERSION &&
+	       b[OFF_OPCODE] >= SRD_WOP_FIRST && b[OFF_OPCODE] <= SRD_WOP_LAST;
+}
+
+uint32_t srd_wire_ud_payload_max(uint32_t mtu)
+{
+	uint32_t spent = SRD_IP_UDP_HDR_MAX_BYTES + SRD_UD_HDR_ALLOWANCE_BYTES;
+
+	return mtu > spent ? mtu - spent : 0;
+}
+
+uint32_t srd_wire_seg_bytes(uint32_t mtu)
+{
+	uint32_t spent = SRD_IP_UDP_HDR_MAX_BYTES + SRD_HDR_DATA_BYTES;
+	uint32_t seg = mtu > spent ? mtu - spent : 0;
+
+	if (seg < SRD_MIN_SEG_BYTES)
+		return SRD_MIN_SEG_BYTES;
+	return seg > SRD_MAX_SEG_BYTES ? SRD_MAX_SEG_BYTES : seg;
+}
+
+uint16_t srd_wire_src_port(uint32_t entropy)
+{
+	return (uint16_t)(49152 + (entropy & 0x3fff));
+}
+
 uint32_t srd_wire_put_ud(uint8_t *b, const struct srd_ud_hdr *h)
 {
 	b[OFF_VERSION] = SRD_WIRE_VERSION;

@@ -61,7 +61,7 @@ static bool srd_port_is_up(const struct net_device *ndev)
 /* The port's active MTU, or 0 if the netdev's MTU is too small for any. */
 static enum ib_mtu srd_active_mtu(struct srd_dev *sdev)
 {
-	int payload = READ_ONCE(sdev->ndev->mtu) - SRD_WIRE_OVERHEAD_BYTES;
+	u32 payload = srd_wire_ud_payload_max(READ_ONCE(sdev->ndev->mtu));
 
 	return payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
 }

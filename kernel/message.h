@@ -16,7 +16,12 @@ struct srd_msg_seg {
 	u32 len;
 };
 
-struct srd_send_msg {
+/*
+ * A SEND, WRITE or READ work request on its way: the engine's struct
+ * srd_outbound (engine/srd_engine.h), which it hands back in transmit,
+ * read_data and send_done.
+ */
+struct srd_outbound {
 	struct srd_qp *qp;
 	u64 wr_id;
 	u32 len;
@@ -34,9 +39,10 @@ struct srd_send_msg {
 };
 
 /*
- * The engine's handle of an incoming message (what rx_begin returns):
- * the first member of a struct srd_recv_msg (SRD_MSG_SEND) or of a
- * struct srd_rdma_target (SRD_MSG_WRITE or SRD_MSG_READ), by its kind.
+ * The engine's struct srd_inbound, an incoming message (what rx_begin
+ * returns): the first member of a struct srd_recv_msg (SRD_MSG_SEND) or
+ * of a struct srd_rdma_target (SRD_MSG_WRITE or SRD_MSG_READ), by its
+ * kind; srd_inbound_recv() and srd_inbound_rdma() reach the container.
  */
 struct srd_inbound {
 	enum srd_msg_kind kind;
@@ -100,6 +106,7 @@ u32 srd_segs_get(struct srd_qp *qp, const struct srd_sge *sge,
 int srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		  u8 *buf, u32 len, bool to_mr);
 u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg);
+u32 srd_sge_len(const struct srd_sge *sge, u32 num_sge);
 int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		       const struct sk_buff *skb, int skb_off, u32 len);
 

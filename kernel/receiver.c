@@ -3,8 +3,8 @@
  * softsrd: incoming SRD messages.  The engine's receive upcalls
  * (srd_receiver_begin, _data, _done, _abort): a SEND claims a receive work
  * request and becomes a struct srd_recv_msg the engine writes into; an
- * RDMA WRITE or READ goes to the responder (responder.c).  The engine's
- * handle is the struct srd_inbound in either (message.h).
+ * RDMA WRITE or READ goes to the responder (responder.c).  What the
+ * engine holds is the struct srd_inbound in either (message.h).
  *
  * Lifetime: a receive message holds a QP reference and its receive's MRs
  * (segs.c) until the engine completes or aborts it; it is used under its
@@ -37,8 +37,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 	const struct srd_sge *sge = (const void *)(wqe + 1);
 	enum srd_rx_verdict verdict = SRD_RX_ACCEPT;
 	struct srd_recv_msg *msg;
-	u32 verr, i, nseg;
-	u64 room = 0;
+	u32 verr, nseg;
 	int err;
 
 	spin_lock_bh(&qp->rq_lock);
@@ -57,9 +56,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 		verr = SRD_VERR_BAD_WQE;
 		goto err_local;
 	}
-	for (i = 0; i < wqe->num_sge; i++)
-		room += sge[i].length;
-	if (room < info->msg_len) {
+	if (srd_sge_len(sge, wqe->num_sge) < info->msg_len) {
 		/* The sender's message is too big: its fault, not ours. */
 		srd_receiver_complete(qp, wqe->wr_id, IB_WC_LOC_LEN_ERR,
 				      SRD_VERR_RECV_TOO_SHORT, SRD_CQE_RECV);

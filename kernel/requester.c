@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softsrd: SRD work requests of the send queue, the requester's side.
- * A SEND, WRITE or READ work request becomes a struct srd_send_msg and
+ * A SEND, WRITE or READ work request becomes a struct srd_outbound and
  * one engine request; the engine reads its packets' bytes from it
  * (srd_requester_gather), places a READ's response into it
  * (srd_requester_read_data) and completes it once (srd_requester_done).
  * Cutting an RDMA operation into messages is the engine's
  * (engine/rdma_op.c).
  *
- * Lifetime: a send message holds a QP reference and a reference on every
+ * Lifetime: an outbound message holds a QP reference and a reference on every
  * local MR it touches (segs.c), from the work request until the engine
  * completes it.  It is used under its peer's lock.
  */
@@ -53,7 +53,7 @@ static void srd_comp_status_to_wc(enum srd_comp_status st, u8 *status,
 	*verr = map[st].verr;
 }
 
-static void srd_requester_free(struct srd_send_msg *msg)
+static void srd_requester_free(struct srd_outbound *msg)
 {
 	if (msg->kp)
 		srd_kpeer_put(msg->kp);
@@ -93,15 +93,13 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
-	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
 	bool rdma = srd_wqe_is_rdma(wqe->opcode);
 	struct srd_send_req r = {}, *req = &r;
 	union ib_gid sgid, dgid;
-	struct srd_send_msg *msg;
+	struct srd_outbound *msg;
 	struct srd_kpeer *kp;
 	bool is_inline;
-	u32 len, i, verr;
-	u64 total = 0;
+	u32 len, verr;
 	int ret;
 
 	if (wqe->opcode != SRD_WQE_SEND &&
@@ -113,28 +111,21 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		       SRD_DEVICE_CAP_RDMA_READ : SRD_DEVICE_CAP_RDMA_WRITE)))
 		goto err_opcode;
 	is_inline = wqe->flags & SRD_WQE_INLINE;
-	if (is_inline) {
-		len = wqe->inline_len;
-		if (len > qp->max_inline || len > max_inline_room ||
-		    wqe->opcode == SRD_WQE_RDMA_READ)
-			goto err_wqe;
-		msg = kzalloc(struct_size(msg, inline_data, len), GFP_KERNEL);
-	} else {
-		if (wqe->num_sge > qp->sq.max_sge ||
-		    (rdma && wqe->num_sge > sdev->limits.max_rdma_sge))
-			goto err_wqe;
-		for (i = 0; i < wqe->num_sge; i++)
-			total += sge[i].length;
-		len = min_t(u64, total, U32_MAX);
-		msg = kzalloc(struct_size(msg, seg, wqe->num_sge), GFP_KERNEL);
-	}
-	res->byte_len = len;
+	if (is_inline && wqe->opcode == SRD_WQE_RDMA_READ)
+		goto err_wqe;
+	if (!srd_sq_wqe_payload(qp, wqe, rdma ? min(qp->sq.max_sge,
+						    sdev->limits.max_rdma_sge) :
+				qp->sq.max_sge, &len, res))
+		return 0;
 	if (len > (rdma ? SRD_MAX_RDMA_BYTES : srd_max_srd_msg_bytes(sdev))) {
-		kfree(msg);
 		res->status = IB_WC_LOC_LEN_ERR;
 		res->vendor_err = SRD_VERR_MSG_TOO_LONG;
 		return 0;
 	}
+	if (is_inline)
+		msg = kzalloc(struct_size(msg, inline_data, len), GFP_KERNEL);
+	else
+		msg = kzalloc(struct_size(msg, seg, wqe->num_sge), GFP_KERNEL);
 	if (!msg)
 		goto err_nomem;
 	msg->qp = qp;
@@ -184,16 +175,14 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 
 	req->src_qpn = qp->ibqp.qp_num;
 	req->dst_qpn = wqe->remote_qpn & 0xffffff;
-	/* A Q_Key with the high bit set means "use the QP's own". */
-	req->qkey = wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
-						    wqe->remote_qkey;
+	req->qkey = srd_sq_wqe_qkey(qp, wqe);
 	req->has_imm = wqe->opcode == SRD_WQE_SEND_WITH_IMM ||
 		       wqe->opcode == SRD_WQE_RDMA_WRITE_WITH_IMM;
 	req->imm_data = be32_to_cpu(wqe->imm_data);
 	req->solicited = wqe->flags & SRD_WQE_SOLICITED;
 	req->len = len;
 	req->rnr_retry = READ_ONCE(qp->rnr_retry);
-	req->cookie = msg;
+	req->out = msg;
 	if (rdma) {
 		req->kind = wqe->opcode == SRD_WQE_RDMA_READ ? SRD_MSG_READ :
 							       SRD_MSG_WRITE;
@@ -237,7 +226,7 @@ err_wqe:
 }
 
 /* Copy @len bytes of @msg at @offset into @dst, for a packet. */
-int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
+int srd_requester_gather(struct srd_outbound *msg, u32 offset, u8 *dst,
 			 u32 len)
 {
 	if (offset > msg->len || len > msg->len - offset)
@@ -257,7 +246,7 @@ int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
  * connectionless, and one unreachable or misbehaving peer must not stop
  * a QP's traffic with the others.
  */
-void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st)
+void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st)
 {
 	struct srd_qp *qp = msg->qp;
 	u64 wr_id = msg->wr_id;
@@ -293,7 +282,7 @@ void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st)
 }
 
 /* Requester: response bytes of a READ, into the local buffers. */
-void srd_requester_read_data(struct srd_send_msg *msg, u32 offset,
+void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
 			     const u8 *data, u32 len)
 {
 	if (offset > msg->len || len > msg->len - offset)

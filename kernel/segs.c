@@ -56,6 +56,48 @@ err:
 }
 
 /*
+ * The one walk over a message's segments: @fn on each piece of the
+ * @len bytes at @offset, in order, with the piece's MR address and its
+ * position within the @len bytes; the first error stops it.
+ */
+typedef int (*srd_segs_fn)(struct srd_msg_seg *s, u64 addr, u32 pos,
+			   u32 chunk, void *arg);
+
+static int srd_segs_walk(struct srd_msg_seg *seg, u32 nseg, u32 offset,
+			 u32 len, srd_segs_fn fn, void *arg)
+{
+	u32 i, chunk, pos = 0;
+	int err;
+
+	for (i = 0; i < nseg && pos < len; i++) {
+		if (offset >= seg[i].len) {
+			offset -= seg[i].len;
+			continue;
+		}
+		chunk = min(len - pos, seg[i].len - offset);
+		err = fn(&seg[i], seg[i].addr + offset, pos, chunk, arg);
+		if (err)
+			return err;
+		pos += chunk;
+		offset = 0;
+	}
+	return 0;
+}
+
+static int srd_segs_read_fn(struct srd_msg_seg *s, u64 addr, u32 pos,
+			    u32 chunk, void *buf)
+{
+	srd_mr_read(s->mr, addr, (u8 *)buf + pos, chunk);
+	return 0;
+}
+
+static int srd_segs_write_fn(struct srd_msg_seg *s, u64 addr, u32 pos,
+			     u32 chunk, void *buf)
+{
+	return srd_mr_write(s->mr, addr, (u8 *)buf + pos, chunk) ? -EACCES : 0;
+}
+
+/*
  * Copy between a message's segments and a buffer, at @offset.  0, or
  * -EACCES: an MR to be written was deregistered (what came before it was
  * written).  Reading a deregistered MR's pages, still pinned, is harmless.
@@ -63,24 +105,19 @@ err:
 int srd_segs_copy(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		  u8 *buf, u32 len, bool to_mr)
 {
-	u32 i, chunk;
+	return srd_segs_walk(seg, nseg, offset, len, to_mr ?
+			     srd_segs_write_fn : srd_segs_read_fn, buf);
+}
 
-	for (i = 0; i < nseg && len; i++) {
-		if (offset >= seg[i].len) {
-			offset -= seg[i].len;
-			continue;
-		}
-		chunk = min(len, seg[i].len - offset);
-		if (!to_mr)
-			srd_mr_read(seg[i].mr, seg[i].addr + offset, buf, chunk);
-		else if (srd_mr_write(seg[i].mr, seg[i].addr + offset, buf,
-				      chunk))
-			return -EACCES;
-		buf += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return 0;
+/* The bytes of @num_sge SGEs of a work request, U32_MAX if more. */
+u32 srd_sge_len(const struct srd_sge *sge, u32 num_sge)
+{
+	u32 i, total = 0;
+
+	for (i = 0; i < num_sge; i++)
+		if (check_add_overflow(total, sge[i].length, &total))
+			return U32_MAX;
+	return total;
 }
 
 /* The bytes the segments cover. */
@@ -93,6 +130,19 @@ u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg)
 	return len;
 }
 
+struct srd_segs_skb {
+	const struct sk_buff *skb;
+	int off;
+};
+
+static int srd_segs_skb_fn(struct srd_msg_seg *s, u64 addr, u32 pos,
+			   u32 chunk, void *arg)
+{
+	const struct srd_segs_skb *from = arg;
+
+	return srd_mr_write_skb(s->mr, addr, from->skb, from->off + pos, chunk);
+}
+
 /*
  * Copy @len bytes of @skb at @skb_off into the segments at @offset.  0,
  * -EACCES (an MR was deregistered) or the skb's error.
@@ -100,22 +150,7 @@ u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg)
 int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		       const struct sk_buff *skb, int skb_off, u32 len)
 {
-	u32 i, chunk;
-	int err;
+	struct srd_segs_skb from = { .skb = skb, .off = skb_off };
 
-	for (i = 0; i < nseg && len; i++) {
-		if (offset >= seg[i].len) {
-			offset -= seg[i].len;
-			continue;
-		}
-		chunk = min(len, seg[i].len - offset);
-		err = srd_mr_write_skb(seg[i].mr, seg[i].addr + offset, skb,
-				       skb_off, chunk);
-		if (err)
-			return err;
-		skb_off += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return 0;
+	return srd_segs_walk(seg, nseg, offset, len, srd_segs_skb_fn, &from);
 }

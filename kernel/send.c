@@ -14,11 +14,7 @@
 #include "srd.h"
 #include "message.h"
 
-/* Room for any link-layer, IP and UDP header in front of the SRD header. */
-#define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-			 sizeof(struct udphdr))
-
-static void srd_send_fail(struct srd_send_result *res, u8 status, u32 verr)
+static void srd_sq_fail_wqe(struct srd_send_result *res, u8 status, u32 verr)
 {
 	res->status = status;
 	res->vendor_err = verr;
@@ -30,7 +26,7 @@ static void srd_send_fail(struct srd_send_result *res, u8 status, u32 verr)
  */
 static u16 srd_ud_src_port(u32 src_qpn, u32 dst_qpn)
 {
-	return 49152 + (jhash_2words(src_qpn, dst_qpn, 0) & 0x3fff);
+	return srd_wire_src_port(jhash_2words(src_qpn, dst_qpn, 0));
 }
 
 /* Gather the SGEs of a UD send into @dst.  Returns a vendor error. */
@@ -48,79 +44,86 @@ static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
 	return SRD_VERR_NONE;
 }
 
-/* Total bytes of @num_sge SGEs, or U32_MAX if the sum overflows. */
-static u32 srd_sge_total(const struct srd_sge *sge, u32 num_sge)
+/*
+ * The payload of a send WQE, checked as every send's is, UD or SRD:
+ * inline data within the QP's limit and its ring slot, else at most
+ * @max_sge SGEs.  Sets *len (U32_MAX if the SGEs add up to more) and
+ * res->byte_len; false, with @res set, if the WQE is malformed.
+ */
+bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+			u32 max_sge, u32 *len, struct srd_send_result *res)
 {
-	u32 i, total = 0;
+	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
 
-	for (i = 0; i < num_sge; i++)
-		if (check_add_overflow(total, sge[i].length, &total))
-			return U32_MAX;
-	return total;
+	if (wqe->flags & SRD_WQE_INLINE) {
+		*len = wqe->inline_len;
+		if (*len > qp->max_inline || *len > max_inline_room)
+			goto err_wqe;
+	} else {
+		if (wqe->num_sge > max_sge)
+			goto err_wqe;
+		*len = srd_sge_len((const void *)(wqe + 1), wqe->num_sge);
+	}
+	res->byte_len = *len;
+	return true;
+
+err_wqe:
+	srd_sq_fail_wqe(res, IB_WC_LOC_LEN_ERR, SRD_VERR_BAD_WQE);
+	return false;
 }
 
-static void srd_send_one(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-			 struct srd_send_result *res)
+/* The Q_Key a send WQE names: with the high bit set, the QP's own. */
+u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe)
+{
+	return wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
+					       wqe->remote_qkey;
+}
+
+static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+			   struct srd_send_result *res)
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
-	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
 	struct srd_ud_hdr hdr;
 	union ib_gid sgid, dgid;
 	struct sk_buff *skb;
-	u32 len, verr, qkey;
-	bool is_inline;
+	u32 len, verr;
 	int err;
 
 	if (wqe->opcode != SRD_WQE_SEND && wqe->opcode != SRD_WQE_SEND_WITH_IMM)
-		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR,
+		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR,
 				     SRD_VERR_BAD_OPCODE);
-	is_inline = wqe->flags & SRD_WQE_INLINE;
-	if (is_inline) {
-		len = wqe->inline_len;
-		if (len > qp->max_inline || len > max_inline_room)
-			return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
-					     SRD_VERR_BAD_WQE);
-	} else {
-		if (wqe->num_sge > qp->sq.max_sge)
-			return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
-					     SRD_VERR_BAD_WQE);
-		len = srd_sge_total(sge, wqe->num_sge);
-	}
-	res->byte_len = len;
+	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
+		return;
 	if (len > srd_port_mtu_bytes(sdev))
-		return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
+		return srd_sq_fail_wqe(res, IB_WC_LOC_LEN_ERR,
 				     SRD_VERR_MSG_TOO_LONG);
 	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
-		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
+		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
 
-	skb = alloc_skb(SRD_TX_HEADROOM + SRD_HDR_UD_BYTES + len, GFP_KERNEL);
+	skb = srd_xmit_alloc(SRD_HDR_UD_BYTES + len, GFP_KERNEL);
 	if (!skb)
-		return srd_send_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
-	skb_reserve(skb, SRD_TX_HEADROOM);
+		return srd_sq_fail_wqe(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
 
-	/* A Q_Key with the high bit set means "use the QP's own". */
-	qkey = wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
-					       wqe->remote_qkey;
 	hdr = (struct srd_ud_hdr){
 		.opcode = wqe->opcode == SRD_WQE_SEND_WITH_IMM ?
 			  SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
 		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
 		.dst_qpn = wqe->remote_qpn,
 		.src_qpn = qp->ibqp.qp_num,
-		.qkey = qkey,
+		.qkey = srd_sq_wqe_qkey(qp, wqe),
 		.imm_data = be32_to_cpu(wqe->imm_data),
 	};
 	srd_wire_put_ud(skb_put(skb, SRD_HDR_UD_BYTES), &hdr);
 
-	if (is_inline) {
+	if (wqe->flags & SRD_WQE_INLINE) {
 		skb_put_data(skb, wqe + 1, len);
 	} else {
 		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len),
 				  len);
 		if (verr) {
 			kfree_skb(skb);
-			return srd_send_fail(res, IB_WC_LOC_PROT_ERR, verr);
+			return srd_sq_fail_wqe(res, IB_WC_LOC_PROT_ERR, verr);
 		}
 	}
 
@@ -229,7 +232,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		memcpy(wqe, srd_ring_slot(ring, qp->sq.cons), ring->stride);
 		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
 		if (!qp->is_srd) {
-			srd_send_one(qp, wqe, &res);
+			srd_sq_send_ud(qp, wqe, &res);
 		} else if (srd_requester_post(qp, wqe, &res) == -EAGAIN) {
 			/* The peer is full: try again shortly. */
 			WRITE_ONCE(qp->sq_blocked, true);

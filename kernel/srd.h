@@ -51,17 +51,6 @@
 #define SRD_VERSION_MINOR	1
 #define SRD_VERSION_PATCH	0
 
-/*
- * Bytes the transport adds in front of the payload on the wire, used to
- * derive the port's active MTU from the netdev MTU: the larger IP header
- * (IPv6, 40), UDP (8) and the SRD header (docs/protocol.md).
- */
-#define SRD_IP_HDR_MAX_BYTES	40
-#define SRD_UDP_HDR_BYTES	8
-#define SRD_WIRE_HDR_MAX_BYTES	64
-#define SRD_WIRE_OVERHEAD_BYTES	(SRD_IP_HDR_MAX_BYTES + SRD_UDP_HDR_BYTES + \
-				 SRD_WIRE_HDR_MAX_BYTES)
-
 #define SRD_GID_TBL_LEN		16
 
 /*
@@ -549,7 +538,7 @@ int srd_debugfs_init(void);
 void srd_debugfs_exit(void);
 
 /* requester.c: SRD sends and RDMA requests, to the engine */
-struct srd_send_msg;
+struct srd_outbound;
 struct srd_send_result {
 	u8 status;		/* enum ib_wc_status */
 	bool keep_qp;		/* a failure of this work request only */
@@ -559,10 +548,14 @@ struct srd_send_result {
 
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		       struct srd_send_result *res);
-int srd_requester_gather(struct srd_send_msg *msg, u32 offset, u8 *dst,
+/* send.c: the checks and fields every send WQE shares, UD or SRD */
+bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+			u32 max_sge, u32 *len, struct srd_send_result *res);
+u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe);
+int srd_requester_gather(struct srd_outbound *msg, u32 offset, u8 *dst,
 			 u32 len);
-void srd_requester_done(struct srd_send_msg *msg, enum srd_comp_status st);
-void srd_requester_read_data(struct srd_send_msg *msg, u32 offset,
+void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st);
+void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
 			     const u8 *data, u32 len);
 u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
 
@@ -589,6 +582,7 @@ void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 /* socket.c */
 int srd_net_get(struct net *net, struct srd_net **snetp);
 void srd_net_put(struct srd_net *snet);
+struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp);
 int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port);
 int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,

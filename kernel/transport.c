@@ -46,10 +46,6 @@
 #include "srd.h"
 #include "trace.h"
 
-/* Room for any link-layer, IP and UDP header in front of the SRD header. */
-#define SRD_TX_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-			 sizeof(struct udphdr))
-
 struct srd_kpeer {
 	struct srd_transport *tp;
 	struct hlist_node hnode;	/* tp->peers: peers_lock, RCU */
@@ -83,14 +79,14 @@ struct srd_transport {
 static struct dentry *srd_debugfs_root;
 
 /* What a queued packet still needs: its UDP source port (the path). */
-struct srd_tx_cb {
+struct srd_xmit_cb {
 	u16 src_port;
 };
 
-static struct srd_tx_cb *srd_tx_cb(struct sk_buff *skb)
+static struct srd_xmit_cb *srd_xmit_cb(struct sk_buff *skb)
 {
-	BUILD_BUG_ON(sizeof(struct srd_tx_cb) > sizeof(skb->cb));
-	return (struct srd_tx_cb *)skb->cb;
+	BUILD_BUG_ON(sizeof(struct srd_xmit_cb) > sizeof(skb->cb));
+	return (struct srd_xmit_cb *)skb->cb;
 }
 
 /*
@@ -112,7 +108,7 @@ static void srd_kpeer_unlock(struct srd_kpeer *kp)
 	spin_unlock(&kp->lock);
 	while ((skb = __skb_dequeue(&q))) {
 		err = srd_xmit(sdev, skb, &kp->sgid, &kp->dgid,
-			       srd_tx_cb(skb)->src_port);
+			       srd_xmit_cb(skb)->src_port);
 		if (err) {
 			srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 			ibdev_dbg_ratelimited(&sdev->ibdev, "SRD send to %pI6 failed: %d\n",
@@ -178,9 +174,9 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 }
 
 /* The UDP source port of a path: docs/protocol.md, "Transport and entropy". */
-static u16 srd_path_port(const struct srd_kpeer *kp, u32 path)
+static u16 srd_kpeer_src_port(const struct srd_kpeer *kp, u32 path)
 {
-	return 49152 + ((kp->port_salt + path) & 0x3fff);
+	return srd_wire_src_port(kp->port_salt + path);
 }
 
 static int srd_os_transmit(void *os, void *peer_os,
@@ -191,21 +187,20 @@ static int srd_os_transmit(void *os, void *peer_os,
 	struct sk_buff *skb;
 	int err;
 
-	skb = alloc_skb(SRD_TX_HEADROOM + d->hdr_len + d->payload_len,
-			GFP_ATOMIC | __GFP_NOWARN);
+	skb = srd_xmit_alloc(d->hdr_len + d->payload_len,
+			     GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 		return -ENOMEM;
 	}
-	skb_reserve(skb, SRD_TX_HEADROOM);
 	skb_put_data(skb, d->hdr, d->hdr_len);
 	if (d->payload_len) {
 		if (d->kind == SRD_MSG_READ_RESP)
-			err = srd_responder_gather(d->msg_cookie, d->payload_off,
+			err = srd_responder_gather(d->resp_src, d->payload_off,
 						   skb_put(skb, d->payload_len),
 						   d->payload_len);
 		else
-			err = srd_requester_gather(d->msg_cookie, d->payload_off,
+			err = srd_requester_gather(d->out, d->payload_off,
 						   skb_put(skb, d->payload_len),
 						   d->payload_len);
 		if (err) {
@@ -216,54 +211,52 @@ static int srd_os_transmit(void *os, void *peer_os,
 		}
 	}
 	/* Sent once kp->lock is dropped: srd_kpeer_unlock(). */
-	srd_tx_cb(skb)->src_port = srd_path_port(kp, d->path);
+	srd_xmit_cb(skb)->src_port = srd_kpeer_src_port(kp, d->path);
 	__skb_queue_tail(&kp->txq, skb);
 	return 0;
 }
 
 static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 					   const struct srd_rx_msg_info *info,
-					   void **handle)
+					   struct srd_inbound **in)
 {
 	struct srd_kpeer *kp = peer_os;
-	struct srd_inbound *in = NULL;
-	enum srd_rx_verdict v;
 
-	v = srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, &in);
-	*handle = in;
-	return v;
+	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, in);
 }
 
-static int srd_os_rx_data(void *os, void *handle, u32 offset,
+static int srd_os_rx_data(void *os, struct srd_inbound *in, u32 offset,
 			  const u8 *data, u32 len)
 {
-	return srd_receiver_data(handle, offset, data, len);
+	return srd_receiver_data(in, offset, data, len);
 }
 
-static void srd_os_rx_done(void *os, void *handle)
+static void srd_os_rx_done(void *os, struct srd_inbound *in)
 {
-	srd_receiver_done(handle);
+	srd_receiver_done(in);
 }
 
-static void srd_os_rx_abort(void *os, void *handle)
+static void srd_os_rx_abort(void *os, struct srd_inbound *in)
 {
-	srd_receiver_abort(handle);
+	srd_receiver_abort(in);
 }
 
-static void srd_os_send_done(void *os, void *cookie, enum srd_comp_status st)
+static void srd_os_send_done(void *os, struct srd_outbound *out,
+			     enum srd_comp_status st)
 {
-	srd_requester_done(cookie, st);
+	srd_requester_done(out, st);
 }
 
-static void srd_os_read_data(void *os, void *cookie, u32 offset,
+static void srd_os_read_data(void *os, struct srd_outbound *out, u32 offset,
 			     const u8 *data, u32 len)
 {
-	srd_requester_read_data(cookie, offset, data, len);
+	srd_requester_read_data(out, offset, data, len);
 }
 
-static void srd_os_resp_done(void *os, void *handle, enum srd_comp_status st)
+static void srd_os_resp_done(void *os, struct srd_inbound *in,
+			     enum srd_comp_status st)
 {
-	srd_responder_done(handle, st);
+	srd_responder_done(in, st);
 }
 
 /* Called only while an rdma_srd trace event is enabled (trace.h). */
@@ -507,14 +500,13 @@ static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
 {
 	struct sk_buff *skb;
 
-	skb = alloc_skb(SRD_TX_HEADROOM + len, GFP_ATOMIC | __GFP_NOWARN);
+	skb = srd_xmit_alloc(len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 		return;
 	}
-	skb_reserve(skb, SRD_TX_HEADROOM);
 	skb_put_data(skb, hdr, len);
-	if (srd_xmit(sdev, skb, sgid, dgid, 49152 + (get_random_u16() & 0x3fff)))
+	if (srd_xmit(sdev, skb, sgid, dgid, srd_wire_src_port(get_random_u16())))
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 }
 
@@ -621,7 +613,7 @@ void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out)
 
 /* --- debugfs: per-path statistics -------------------------------------- */
 
-static const char *const srd_path_state_names[] = {
+static const char *const srd_debugfs_path_states[] = {
 	[SRD_PATH_ACTIVE] = "active",
 	[SRD_PATH_AVOIDED] = "avoided",
 	[SRD_PATH_PROBING] = "probing",
@@ -651,9 +643,9 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 			if (srd_peer_path_stats(kp->peer, i, &ps))
 				break;
 			seq_printf(s, "peer %pI6 path %u port %u state %s srtt_us %u tx %llu acked %llu lost %llu timeouts %llu avoided %llu recovered %llu\n",
-				   kp->dgid.raw, i, srd_path_port(kp, i),
-				   ps.state < ARRAY_SIZE(srd_path_state_names) ?
-				   srd_path_state_names[ps.state] : "?",
+				   kp->dgid.raw, i, srd_kpeer_src_port(kp, i),
+				   ps.state < ARRAY_SIZE(srd_debugfs_path_states) ?
+				   srd_debugfs_path_states[ps.state] : "?",
 				   ps.srtt_us, ps.tx_pkts, ps.acked_pkts,
 				   ps.lost_pkts, ps.timeouts, ps.avoided,
 				   ps.recovered);
@@ -678,19 +670,6 @@ void srd_debugfs_exit(void)
 
 /* --- a device's transport ---------------------------------------------- */
 
-/*
- * The payload of one DATA packet: what the netdev's MTU leaves after the
- * largest IP header, UDP and the DATA header.  Fixed when the device is
- * created (docs/protocol.md).
- */
-static u32 srd_seg_bytes(struct net_device *ndev)
-{
-	int seg = (int)READ_ONCE(ndev->mtu) - SRD_IP_HDR_MAX_BYTES -
-		  SRD_UDP_HDR_BYTES - SRD_HDR_DATA_BYTES;
-
-	return clamp_t(int, seg, SRD_MIN_SEG_BYTES, SRD_MAX_SEG_BYTES);
-}
-
 int srd_transport_init(struct srd_dev *sdev)
 {
 	struct srd_transport *tp;
@@ -702,7 +681,8 @@ int srd_transport_init(struct srd_dev *sdev)
 	 * refused is what the netdev gives, a segment too small for its MTU.
 	 */
 	srd_tunables_config(&cfg);
-	cfg.seg_bytes = srd_seg_bytes(sdev->ndev);
+	/* What the netdev's MTU leaves, fixed at creation (protocol.md). */
+	cfg.seg_bytes = srd_wire_seg_bytes(READ_ONCE(sdev->ndev->mtu));
 	cfg.max_msg_bytes = SRD_DEV_MAX_MSG_BYTES;
 	err = srd_config_validate(&cfg);
 	if (err) {

@@ -34,7 +34,17 @@
 #define LOCAL_EPOCH	0x5eed5eedu
 #define MAX_SENDS	64
 
+/* This OS's objects (engine/srd_engine.h). */
+struct srd_outbound {
+	uint32_t idx;			/* the send's number */
+};
+
+struct srd_inbound {
+	uint32_t msg_len;
+};
+
 struct fz {
+	struct srd_outbound outs[MAX_SENDS];
 	uint64_t now;
 	long live;
 	uint64_t deadline;
@@ -90,18 +100,18 @@ static int f_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	return 0;
 }
 
-static void f_rx_end(void *os, void *handle)
+static void f_rx_end(void *os, struct srd_inbound *in)
 {
 	((struct fz *)os)->rx_open--;
-	free(handle);
+	free(in);
 }
 
 static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 				      const struct srd_rx_msg_info *info,
-				      void **handle)
+				      struct srd_inbound **in)
 {
 	struct fz *f = os;
-	uint32_t *h;
+	struct srd_inbound *h;
 
 	(void)peer_os;
 	if (!f->accept || info->dst_qpn == 0)
@@ -109,21 +119,21 @@ static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 	if (info->kind != SRD_MSG_SEND && (info->rdma.rkey & 3) == 1)
 		return SRD_RX_BAD_ACCESS;
 	h = malloc(sizeof(*h));
-	*h = info->msg_len;
+	h->msg_len = info->msg_len;
 	f->rx_open++;
 	f->rx_begun++;
-	*handle = h;
+	*in = h;
 	return SRD_RX_ACCEPT;
 }
 
-static int f_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
-		     uint32_t len)
+static int f_rx_data(void *os, struct srd_inbound *in, uint32_t off,
+		     const uint8_t *d, uint32_t len)
 {
 	volatile uint8_t sink = 0;
 	uint32_t i;
 
 	(void)os;
-	if ((uint64_t)off + len > *(uint32_t *)handle)
+	if ((uint64_t)off + len > in->msg_len)
 		abort();
 	for (i = 0; i < len; i++)
 		sink ^= d[i];	/* touch every byte: ASan checks the bounds */
@@ -133,29 +143,31 @@ static int f_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
 }
 
 /* The fuzzer posts no READ: no response can be for us. */
-static void f_read_data(void *os, void *cookie, uint32_t off,
+static void f_read_data(void *os, struct srd_outbound *out, uint32_t off,
 			const uint8_t *d, uint32_t len)
 {
 	(void)os;
-	(void)cookie;
+	(void)out;
 	(void)off;
 	(void)d;
 	(void)len;
 	abort();
 }
 
-static void f_resp_done(void *os, void *handle, enum srd_comp_status st)
+static void f_resp_done(void *os, struct srd_inbound *in,
+			enum srd_comp_status st)
 {
 	if (st >= SRD_COMP_NR)
 		abort();
-	f_rx_end(os, handle);
+	f_rx_end(os, in);
 }
 
 
-static void f_send_done(void *os, void *cookie, enum srd_comp_status st)
+static void f_send_done(void *os, struct srd_outbound *out,
+			enum srd_comp_status st)
 {
 	struct fz *f = os;
-	uintptr_t i = (uintptr_t)cookie;
+	uint32_t i = out->idx;
 
 	if (i >= MAX_SENDS || st >= SRD_COMP_NR || f->completions[i]++)
 		abort();
@@ -300,6 +312,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pos = 1;
 
 	memset(&f, 0, sizeof(f));
+	for (i = 0; i < MAX_SENDS; i++)
+		f.outs[i].idx = (uint32_t)i;
 	f.now = 1000;
 	f.accept = size && (data[0] & 1);
 	srd_config_default(&cfg);
@@ -342,7 +356,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3:
 			if (sends < MAX_SENDS) {
 				struct srd_send_req r = {
-					.cookie = (void *)(uintptr_t)sends,
+					.out = &f.outs[sends],
 					.src_qpn = 1, .dst_qpn = 2, .qkey = 7,
 					.len = get32(b, len, 0) % (cfg.max_msg_bytes + 2),
 					.rnr_retry = (uint8_t)(get32(b, len, 4) & 7),

@@ -84,7 +84,13 @@ struct sim_node {
 
 enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE };
 
+/* A message as its sender's OS posted it (engine/srd_engine.h). */
+struct srd_outbound {
+	uint32_t idx;			/* in sim.msgs */
+};
+
 struct msg_rec {
+	struct srd_outbound out;
 	int src, dst, src_qp, dst_qp;
 	uint32_t len;
 	uint8_t rnr_retry;
@@ -96,7 +102,8 @@ struct msg_rec {
 	uint64_t done_us;
 };
 
-struct rx_handle {
+/* A message its receiver's OS accepted (engine/srd_engine.h). */
+struct srd_inbound {
 	uint32_t msg;
 	uint32_t len;
 	uint8_t *buf;
@@ -412,8 +419,8 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	s->r->pkts_sent++;
 	if (p->forge_permille && rnd_below(&s->rng, 1000) < (uint32_t)p->forge_permille)
 		forge(s, nd->id, sp->remote);
-	if (d->msg_cookie)
-		msg = (uint32_t)(uintptr_t)d->msg_cookie - 1;
+	if (d->out)
+		msg = d->out->idx;
 	if (d->payload_len && (msg >= s->nmsgs ||
 			       d->payload_off + d->payload_len > s->msgs[msg].len)) {
 		fail(s, "transmit outside message %u: off %u len %u", msg,
@@ -449,12 +456,12 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 
 static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 				      const struct srd_rx_msg_info *info,
-				      void **handle)
+				      struct srd_inbound **in)
 {
 	struct sim_node *nd = os;
 	struct sim_peer *sp = peer_os;
 	struct sim *s = nd->s;
-	struct rx_handle *h;
+	struct srd_inbound *h;
 	struct sim_qp *qp;
 	struct msg_rec *m;
 
@@ -489,14 +496,13 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 	h->buf = malloc(info->msg_len + 1);
 	h->node = nd->id;
 	h->src = sp->remote;
-	*handle = h;
+	*in = h;
 	return SRD_RX_ACCEPT;
 }
 
-static int o_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
-		     uint32_t len)
+static int o_rx_data(void *os, struct srd_inbound *h, uint32_t off,
+		     const uint8_t *d, uint32_t len)
 {
-	struct rx_handle *h = handle;
 
 	if ((uint64_t)off + len > h->len) {
 		fail(((struct sim_node *)os)->s, "rx_data outside msg %u", h->msg);
@@ -506,10 +512,9 @@ static int o_rx_data(void *os, void *handle, uint32_t off, const uint8_t *d,
 	return 0;
 }
 
-static void o_rx_done(void *os, void *handle)
+static void o_rx_done(void *os, struct srd_inbound *h)
 {
 	struct sim *s = ((struct sim_node *)os)->s;
-	struct rx_handle *h = handle;
 	struct msg_rec *m = &s->msgs[h->msg];
 	uint32_t i;
 
@@ -527,9 +532,8 @@ static void o_rx_done(void *os, void *handle)
 	free(h);
 }
 
-static void o_rx_abort(void *os, void *handle)
+static void o_rx_abort(void *os, struct srd_inbound *h)
 {
-	struct rx_handle *h = handle;
 	struct sim_node *nd = os;
 	struct sim *s = nd->s;
 
@@ -540,14 +544,15 @@ static void o_rx_abort(void *os, void *handle)
 	free(h);
 }
 
-static void o_send_done(void *os, void *cookie, enum srd_comp_status st)
+static void o_send_done(void *os, struct srd_outbound *out,
+			enum srd_comp_status st)
 {
 	struct sim *s = ((struct sim_node *)os)->s;
-	uint32_t idx = (uint32_t)(uintptr_t)cookie - 1;
+	uint32_t idx = out->idx;
 	struct msg_rec *m;
 
 	if (idx >= s->nmsgs) {
-		fail(s, "completion for unknown cookie");
+		fail(s, "completion for an unknown message");
 		return;
 	}
 	m = &s->msgs[idx];
@@ -649,6 +654,7 @@ static void make_workload(struct sim *s)
 			struct event e = { .type = EV_POST, .msg = i };
 			uint32_t roll = rnd_below(&s->rng, 1000);
 
+			m->out.idx = i;
 			m->src = a;
 			do
 				m->dst = p->incast_to >= 0 ? p->incast_to :
@@ -682,7 +688,7 @@ static void post(struct sim *s, uint32_t idx)
 	struct msg_rec *m = &s->msgs[idx];
 	struct sim_node *nd = &s->nodes[m->src];
 	struct srd_send_req req = {
-		.cookie = (void *)(uintptr_t)(idx + 1), .src_qpn = m->src_qp + 1,
+		.out = &m->out, .src_qpn = m->src_qp + 1,
 		.dst_qpn = m->dst_qp + 1, .qkey = 0x1000 + m->dst_qp + 1,
 		.imm_data = idx, .has_imm = true, .len = m->len,
 		.rnr_retry = m->rnr_retry,

@@ -59,8 +59,25 @@ struct pair {
 	uint32_t max_pkt;	/* the largest datagram sent */
 };
 
+/*
+ * This OS's objects (engine/srd_engine.h).  An inbound message is the
+ * first member of a struct rxbuf (a receive) or of a struct rhandle (an
+ * RDMA target), as in the kernel; an outbound one is allocated per
+ * request and freed at its one send_done.
+ */
+struct srd_inbound {
+	bool rdma;		/* in a struct rhandle, else in a struct rxbuf */
+};
+
+struct rdbuf;
+
+struct srd_outbound {
+	uint32_t seed;		/* SEND, WRITE: the payload's pattern */
+	struct rdbuf *rd;	/* READ: where the response goes */
+};
+
 struct rxbuf {
-	int tag;		/* 0: a receive (an rx_begin handle) */
+	struct srd_inbound in;
 	uint8_t *data;
 	uint32_t len;
 	uint32_t imm;
@@ -95,15 +112,15 @@ struct node {
 #define MEM_VA		0x100000ull
 #define MEM_LEN		(40u << 20)	/* room for an operation of 3 chunks */
 
-/* An rx_begin handle for WRITE and READ, as the kernel's rdma target. */
+/* An RDMA target, WRITE's and READ's inbound object. */
 struct rhandle {
-	int tag;		/* 1 */
+	struct srd_inbound in;	/* .rdma = true */
 	struct node *n;
 	uint64_t addr;		/* remote_addr + rdma_offset */
 	struct rxbuf *imm;	/* WRITE with imm: the receive it took */
 };
 
-/* A READ's destination, its cookie. */
+/* A READ's destination. */
 struct rdbuf {
 	uint8_t *buf;
 	uint32_t len;
@@ -159,9 +176,9 @@ static int h_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 {
 	struct node *n = os;
 	struct pair *pr = n->pr;
-	struct rhandle *rh = d->msg_cookie;
+	struct rhandle *rh = (struct rhandle *)d->resp_src;
 	struct qpkt *q;
-	uint32_t i, imm = (uint32_t)(uintptr_t)d->msg_cookie;
+	uint32_t i, imm = d->out ? d->out->seed : 0;
 
 	(void)peer_os;
 	if (d->kind == SRD_MSG_READ_RESP && n->mem_gone)
@@ -203,11 +220,10 @@ static bool rkey_ok(const struct node *n, const struct srd_rx_msg_info *info)
 
 static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 				      const struct srd_rx_msg_info *info,
-				      void **handle)
+				      struct srd_inbound **in)
 {
 	struct node *n = os;
 	struct rxbuf *b;
-
 	struct rhandle *rh;
 
 	(void)peer_os;
@@ -219,7 +235,7 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 		if (info->rdma.rdma_len && !rkey_ok(n, info))
 			return SRD_RX_BAD_ACCESS;
 		rh = calloc(1, sizeof(*rh));
-		rh->tag = 1;
+		rh->in.rdma = true;
 		rh->n = n;
 		rh->addr = info->rdma.remote_addr + info->rdma.rdma_offset;
 		if (info->has_imm) {
@@ -234,7 +250,7 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 			n->imm_begun_after = n->rdma_done;
 		}
 		n->live_handles++;
-		*handle = rh;
+		*in = &rh->in;
 		return SRD_RX_ACCEPT;
 	}
 	if (n->recvs_posted == 0 || n->nrx == 64)
@@ -245,18 +261,18 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 	b->data = calloc(1, info->msg_len + 1);
 	b->len = info->msg_len;
 	b->imm = info->imm_data;
-	*handle = b;
+	*in = &b->in;
 	return SRD_RX_ACCEPT;
 }
 
-static int h_rx_data(void *os, void *h, uint32_t off, const uint8_t *d,
-		     uint32_t len)
+static int h_rx_data(void *os, struct srd_inbound *in, uint32_t off,
+		     const uint8_t *d, uint32_t len)
 {
-	struct rxbuf *b = h;
-	struct rhandle *rh = h;
+	struct rxbuf *b = (struct rxbuf *)in;
+	struct rhandle *rh = (struct rhandle *)in;
 
 	(void)os;
-	if (b->tag == 1) {
+	if (in->rdma) {
 		if (rh->n->mem_gone)
 			return -1;
 		memcpy(rh->n->mem + (rh->addr - MEM_VA) + off, d, len);
@@ -278,47 +294,58 @@ static void rhandle_end(struct rhandle *rh, bool done)
 	free(rh);
 }
 
-static void h_rx_done(void *os, void *h)
+static void h_rx_done(void *os, struct srd_inbound *in)
 {
 	(void)os;
-	if (((struct rxbuf *)h)->tag == 1)
-		rhandle_end(h, true);
+	if (in->rdma)
+		rhandle_end((struct rhandle *)in, true);
 	else
-		((struct rxbuf *)h)->done++;
+		((struct rxbuf *)in)->done++;
 }
 
-static void h_rx_abort(void *os, void *h)
+static void h_rx_abort(void *os, struct srd_inbound *in)
 {
 	(void)os;
-	if (((struct rxbuf *)h)->tag == 1)
-		rhandle_end(h, false);
+	if (in->rdma)
+		rhandle_end((struct rhandle *)in, false);
 	else
-		((struct rxbuf *)h)->aborted++;
+		((struct rxbuf *)in)->aborted++;
 }
 
-static void h_read_data(void *os, void *cookie, uint32_t off,
+static void h_read_data(void *os, struct srd_outbound *out, uint32_t off,
 			const uint8_t *d, uint32_t len)
 {
-	struct rdbuf *r = cookie;
+	struct rdbuf *r = out->rd;
 
 	(void)os;
 	if (off <= r->len && len <= r->len - off)
 		memcpy(r->buf + off, d, len);
 }
 
-static void h_resp_done(void *os, void *h, enum srd_comp_status st)
+static void h_resp_done(void *os, struct srd_inbound *in,
+			enum srd_comp_status st)
 {
 	struct node *n = os;
 
 	n->resps_done[st]++;
-	rhandle_end(h, false);
+	rhandle_end((struct rhandle *)in, false);
 }
 
-static void h_send_done(void *os, void *cookie, enum srd_comp_status st)
+static struct srd_outbound *outbound_new(uint32_t seed, struct rdbuf *rd)
+{
+	struct srd_outbound *out = calloc(1, sizeof(*out));
+
+	out->seed = seed;
+	out->rd = rd;
+	return out;
+}
+
+static void h_send_done(void *os, struct srd_outbound *out,
+			enum srd_comp_status st)
 {
 	struct node *n = os;
 
-	(void)cookie;
+	free(out);
 	n->sends_done[st]++;
 	n->last_done_us = n->pr->now;
 	if (n->ndone < 64)
@@ -484,12 +511,15 @@ static int send_one(struct pair *pr, int from, uint32_t len, uint32_t imm,
 {
 	struct node *n = pr->n[from], *o = pr->n[!from];
 	struct srd_send_req r = {
-		.cookie = (void *)(uintptr_t)imm, .src_qpn = n->qpn,
+		.out = outbound_new(imm, NULL), .src_qpn = n->qpn,
 		.dst_qpn = o->qpn, .qkey = o->qkey, .imm_data = imm,
 		.has_imm = true, .len = len, .rnr_retry = rnr_retry,
 	};
+	int ret = srd_send_msg(n->peer, &r);
 
-	return srd_send_msg(n->peer, &r);
+	if (ret != SRD_SEND_OK)
+		free(r.out);
+	return ret;
 }
 
 static bool rx_intact(const struct rxbuf *b)
@@ -1151,11 +1181,12 @@ static void test_error_naks(void)
 	struct pair *pr = pair_new(&c);
 	struct node *a = pr->n[0], *b = pr->n[1];
 	struct srd_send_req r = {
-		.cookie = (void *)(uintptr_t)5, .src_qpn = a->qpn, .dst_qpn = 999,
+		.out = outbound_new(5, NULL), .src_qpn = a->qpn, .dst_qpn = 999,
 		.qkey = b->qkey, .len = 3000, .rnr_retry = 7,
 	};
 
 	srd_send_msg(a->peer, &r);
+	r.out = outbound_new(5, NULL);
 	r.dst_qpn = b->qpn;
 	r.qkey = 0xbad;
 	srd_send_msg(a->peer, &r);
@@ -1509,23 +1540,30 @@ static void test_no_leak_after_destroy(void)
 
 /* --- RDMA ------------------------------------------------------------ */
 
-/* Post one RDMA message from @from: a WRITE (cookie: the pattern seed)
- * or a READ (cookie: an rdbuf). */
+/*
+ * Post one RDMA message from @from: a WRITE (@what: the pattern seed)
+ * or a READ (@what: an rdbuf).
+ */
 static int rdma_one(struct pair *pr, int from, enum srd_msg_kind kind,
 		    uint64_t addr, uint32_t rkey, uint32_t rdma_len,
-		    uint32_t off, uint32_t len, void *cookie, bool imm)
+		    uint32_t off, uint32_t len, void *what, bool imm)
 {
 	struct node *n = pr->n[from], *o = pr->n[!from];
+	struct srd_outbound *out = kind == SRD_MSG_READ ?
+		outbound_new(0, what) : outbound_new((uint32_t)(uintptr_t)what, NULL);
 	struct srd_send_req r = {
-		.cookie = cookie, .src_qpn = n->qpn, .dst_qpn = o->qpn,
+		.out = out, .src_qpn = n->qpn, .dst_qpn = o->qpn,
 		.qkey = o->qkey, .imm_data = 77, .has_imm = imm,
 		.len = kind == SRD_MSG_WRITE ? len : 0, .rnr_retry = 7,
 		.kind = kind,
 		.rdma = { .remote_addr = addr, .rkey = rkey, .rdma_len = rdma_len,
 			  .rdma_offset = off, .length = len },
 	};
+	int ret = srd_send_msg(n->peer, &r);
 
-	return srd_send_msg(n->peer, &r);
+	if (ret != SRD_SEND_OK)
+		free(out);
+	return ret;
 }
 
 static struct rdbuf *rdbuf_new(uint32_t len)
