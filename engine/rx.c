@@ -49,7 +49,7 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 	p.dst_epoch = peer->remote_epoch;
 	p.ack_psn = peer->rcv.largest;
 	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
-	srd_memcpy(p.sack, peer->rcv.below, sizeof(p.sack));
+	srd_rcv_sack(&peer->rcv, p.sack);
 	if (peer->ack_dup) {
 		p.flags |= SRD_WF_ACK_DUP;
 		p.dup_psn = peer->ack_dup_psn;

@@ -10,31 +10,28 @@
 
 #define WBITS	SRD_SACK_WINDOW_PKTS
 
-/*
- * Shift the bitmap up by n PSNs (0 < n <= WBITS): bit i moves to bit
- * i + n.  The map is a 128-bit little-endian number (bit i in byte i / 8),
- * shifted left as two 64-bit halves: this runs for every in-order packet.
- */
-static void shift_up(uint8_t *map, uint32_t n)
-{
-	uint64_t lo = 0, hi = 0;
-	uint32_t i;
+SRD_STATIC_ASSERT(WBITS == 128, "the window is two 64-bit words");
 
-	for (i = 0; i < 8; i++) {
-		lo |= (uint64_t)map[i] << (8 * i);
-		hi |= (uint64_t)map[8 + i] << (8 * i);
-	}
+/* Shift the 128-bit map up by n PSNs (0 < n <= WBITS): bit i to i + n. */
+static void shift_up(uint64_t *map, uint32_t n)
+{
 	if (n >= 64) {
-		hi = n < 128 ? lo << (n - 64) : 0;
-		lo = 0;
+		map[1] = n < 128 ? map[0] << (n - 64) : 0;
+		map[0] = 0;
 	} else {
-		hi = (hi << n) | (lo >> (64 - n));
-		lo <<= n;
+		map[1] = (map[1] << n) | (map[0] >> (64 - n));
+		map[0] <<= n;
 	}
-	for (i = 0; i < 8; i++) {
-		map[i] = (uint8_t)(lo >> (8 * i));
-		map[8 + i] = (uint8_t)(hi >> (8 * i));
-	}
+}
+
+static bool word_test(const uint64_t *map, uint32_t i)
+{
+	return map[i >> 6] >> (i & 63) & 1;
+}
+
+static void word_set(uint64_t *map, uint32_t i)
+{
+	map[i >> 6] |= 1ull << (i & 63);
 }
 
 enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)
@@ -44,7 +41,7 @@ enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)
 	if (!w->valid) {
 		w->valid = true;
 		w->largest = psn;
-		srd_memset(w->below, 0, sizeof(w->below));
+		w->below[0] = w->below[1] = 0;
 		return SRD_RCV_NEW_IN_ORDER;
 	}
 	if (psn == w->largest)
@@ -52,10 +49,10 @@ enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)
 	if (srd_seq_gt(psn, w->largest)) {
 		d = psn - w->largest;
 		if (d >= WBITS + 1) {
-			srd_memset(w->below, 0, sizeof(w->below));
+			w->below[0] = w->below[1] = 0;
 		} else {
 			shift_up(w->below, d);
-			srd_bit_set(w->below, d - 1);	/* the old largest */
+			word_set(w->below, d - 1);	/* the old largest */
 		}
 		w->largest = psn;
 		return d == 1 ? SRD_RCV_NEW_IN_ORDER : SRD_RCV_NEW_OUT_OF_ORDER;
@@ -63,15 +60,31 @@ enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)
 	d = w->largest - psn - 1;
 	if (d >= WBITS)
 		return SRD_RCV_TOO_OLD;
-	if (srd_bit_test(w->below, d))
+	if (word_test(w->below, d))
 		return SRD_RCV_DUPLICATE;
-	srd_bit_set(w->below, d);
+	word_set(w->below, d);
 	return SRD_RCV_NEW_OUT_OF_ORDER;
 }
 
 bool srd_rcv_has(const struct srd_rcv_window *w, uint32_t psn)
 {
-	return w->valid && srd_sack_covers(w->largest, w->below, psn);
+	uint32_t d;
+
+	if (!w->valid)
+		return false;
+	if (psn == w->largest)
+		return true;
+	if (!srd_seq_lt(psn, w->largest))
+		return false;
+	d = w->largest - psn - 1;
+	return d < WBITS && word_test(w->below, d);
+}
+
+void srd_rcv_sack(const struct srd_rcv_window *w,
+		  uint8_t sack[SRD_SACK_WINDOW_PKTS / 8])
+{
+	srd_put_le64(sack, w->below[0]);
+	srd_put_le64(sack + 8, w->below[1]);
 }
 
 bool srd_sack_covers(uint32_t ack_psn, const uint8_t *sack, uint32_t psn)

@@ -99,12 +99,14 @@ uint32_t srd_wire_put_hello(uint8_t *buf, const struct srd_pkt *p);
 
 /*
  * What the receiver knows of the PSNs it has accepted: the largest, and
- * a bitmap of the SRD_SACK_WINDOW_PKTS below it (bit i: largest - 1 - i).
+ * a bitmap of the SRD_SACK_WINDOW_PKTS below it (bit i: largest - 1 - i,
+ * in below[i / 64] bit i % 64: a 128-bit number, shifted once per new
+ * largest PSN).  srd_rcv_sack() writes it as the wire's bytes.
  */
 struct srd_rcv_window {
 	bool valid;
 	uint32_t largest;
-	uint8_t below[SRD_SACK_WINDOW_PKTS / 8];
+	uint64_t below[SRD_SACK_WINDOW_PKTS / 64];
 };
 
 enum srd_rcv_result {
@@ -116,6 +118,9 @@ enum srd_rcv_result {
 
 enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn);
 bool srd_rcv_has(const struct srd_rcv_window *w, uint32_t psn);
+/* The SACK bitmap of an ACK (docs/protocol.md: byte i / 8, bit i % 8). */
+void srd_rcv_sack(const struct srd_rcv_window *w,
+		  uint8_t sack[SRD_SACK_WINDOW_PKTS / 8]);
 /* Does an ACK (ack_psn, sack) cover psn? */
 bool srd_sack_covers(uint32_t ack_psn, const uint8_t *sack, uint32_t psn);
 

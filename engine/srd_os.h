@@ -49,4 +49,17 @@ static inline void srd_put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* Little-endian, for the SACK bitmap's bytes (the compiler merges them). */
+static inline void srd_put_le64(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	p[4] = (uint8_t)(v >> 32);
+	p[5] = (uint8_t)(v >> 40);
+	p[6] = (uint8_t)(v >> 48);
+	p[7] = (uint8_t)(v >> 56);
+}
+
 #endif /* SRD_OS_H */

@@ -558,6 +558,7 @@ static void test_sack_bitmap(void)
 {
 	struct srd_rcv_window w;
 	uint32_t base = 0xffffffc0u, i;
+	uint8_t sack[SRD_SACK_WINDOW_PKTS / 8] = { 0 };
 
 	memset(&w, 0, sizeof(w));
 	CHECK(srd_rcv_record(&w, base) == SRD_RCV_NEW_IN_ORDER, "first");
@@ -578,8 +579,18 @@ static void test_sack_bitmap(void)
 	      "shift beyond the window");
 	for (i = 1; i <= 128; i++)
 		CHECK(!srd_rcv_has(&w, base + 1228 - i), "cleared after big shift: %u", i);
-	CHECK(srd_sack_covers(10, w.below, 10), "ack_psn itself");
-	CHECK(!srd_sack_covers(10, w.below, 11), "above ack_psn");
+	CHECK(srd_sack_covers(10, sack, 10), "ack_psn itself");
+	CHECK(!srd_sack_covers(10, sack, 11), "above ack_psn");
+	/* The wire's bytes: bit i of the map is byte i / 8, bit i % 8. */
+	memset(&w, 0, sizeof(w));
+	srd_rcv_record(&w, 1000);
+	for (i = 0; i < 128; i += 9)
+		srd_rcv_record(&w, 999 - i);
+	srd_rcv_sack(&w, sack);
+	for (i = 0; i < 128; i++)
+		CHECK(!!(sack[i / 8] & (1u << (i % 8))) == (i % 9 == 0) &&
+		      srd_sack_covers(1000, sack, 999 - i) == (i % 9 == 0),
+		      "sack bit %u", i);
 }
 
 static void test_wire_roundtrip_and_rejects(void)
