@@ -21,7 +21,8 @@
 #                   for longer runs)
 #   make fuzz       libFuzzer on the engine's receive path (FUZZ_SECONDS=300)
 #   make bench      raw UDP, rxe and softsrd between two guests (KVER=...,
-#                   default 6.1); BENCH_QUICK=1 for the smoke-test subset
+#                   default 6.1); BENCH_QUICK=1 for the smoke-test subset,
+#                   BENCH_ONLY='srd-lat-* *-lat-64' for some rows only
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -143,8 +144,10 @@ vm-shell: all
 	@$(TOP)/scripts/vm-run.sh --kernel $(VM_KERNEL) --interactive
 
 BENCH_QUICK ?=
+BENCH_ONLY ?=
 bench: all
-	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick)
+	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick) \
+		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
 
 install: all
 	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)" "$(VERSION)"

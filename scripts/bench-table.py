@@ -307,6 +307,10 @@ def table(dirname, recs, params, machine):
       "busy-polling" % (depth, dur))
     if machine.get("duration_s"):
         w("- The run took %s s, both guests' boot included" % machine["duration_s"])
+    only = params.get("ONLY", "").strip("'\"")
+    if only:
+        w("- Only the measurements matching `%s` (bench.sh --only); the rest "
+          "were not measured" % only)
     w("- Regenerate: `make bench KVER=%s%s`; raw outputs: `%s`" % (
         machine.get("kernel"), " BENCH_QUICK=1" if params.get("QUICK") == "1" else "",
         os.path.relpath(dirname, os.path.dirname(os.path.dirname(os.path.dirname(dirname))))
@@ -365,8 +369,8 @@ def table(dirname, recs, params, machine):
     w("## Latency, µs one-way: p50 / p99 / p99.9")
     w("")
     iters = [by[i]["metrics"].get("iters") for i in by if "-lat-" in i]
-    w("Round trips per run: %s (perftest -n, srd_perf -n); with so few, p99.9 is "
-      "about the maximum." % ", ".join(sorted({"%d" % n for n in iters if n}, key=int)))
+    w("Round trips per run: %s (perftest -n, srd_perf -n); with a few hundred or "
+      "less, p99.9 is about the maximum." % ", ".join(sorted({"%d" % n for n in iters if n}, key=int)))
     w("")
     w("| Transport | " + " | ".join(size_name(s) for s in sizes) + " |")
     w("|---|" + "---|" * len(sizes))

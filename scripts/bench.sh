@@ -5,6 +5,7 @@
 # qemu guests, in one boot of the pair, and a markdown table of the results.
 #
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
+#                    [--only 'PATTERN...']
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
 # by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
@@ -24,6 +25,12 @@
 # that the harness cannot rot.  No mode judges the figures themselves.
 # iperf3 and sockperf come from scripts/install-deps.sh.
 #
+# --only takes the measurements whose id or group matches one of the
+# shell patterns (ids are the first column of index.tsv: 'srd-lat-*',
+# '*-lat-64', 'srd-write-lat-64'; groups: limit, perftest, srd, srd-rdma,
+# spin, efa, loss, multipath, fi), for work on a few rows: the others are
+# not measured, and the table says so.
+#
 # --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
 # MTU is 4096 and 4 KiB UD messages fit).
 
@@ -38,6 +45,7 @@ kernel=6.1
 quick=0
 mtu=9000
 out=
+only=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1; shift ;;
 	--mtu) mtu=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "bench: unknown option $1" >&2; usage ;;
 	esac
@@ -86,6 +95,7 @@ write_params() {
 		DEPTH=16
 		LOSSES="$losses"
 		LOSS_SIZE=$loss_size
+		ONLY='$only'
 	EOF
 }
 
@@ -101,6 +111,7 @@ write_machine() {
 		echo "commit=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "quick=$quick"
 		echo "mtu=$mtu"
+		echo "only=$only"
 	} >"$out/machine"
 }
 
