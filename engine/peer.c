@@ -38,6 +38,7 @@ void srd_config_default(struct srd_config *c)
 	c->reorder_slack_us = 20;
 	c->ack_every_pkts = 2;
 	c->ack_delay_us = 20;
+	c->ack_reply_wait_us = 500;
 	c->cwnd_init_pkts = 16;
 	c->cwnd_min_pkts = 1;
 	c->cwnd_max_pkts = 512;
@@ -89,7 +90,7 @@ int srd_config_validate(const struct srd_config *c)
 		return -7;
 	if (!c->reorder_pkts)
 		return -8;
-	if (!c->ack_every_pkts)
+	if (!c->ack_every_pkts || c->ack_reply_wait_us > c->rto_max_us)
 		return -9;
 	if (!c->cwnd_min_pkts || c->cwnd_min_pkts > c->cwnd_max_pkts ||
 	    c->cwnd_max_pkts > c->tx_window_pkts)
@@ -214,6 +215,8 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(rx_msg_timeouts),
 	SRD_COUNTER_DESC(stateless_replies),
 	SRD_COUNTER_DESC(rx_drop_unsolicited),
+	SRD_COUNTER_DESC(acks_piggybacked),
+	SRD_COUNTER_DESC(ack_reply_timeouts),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==

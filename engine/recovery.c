@@ -152,7 +152,12 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	if (!srd_seq_lt(p->ack_psn, peer->snd_nxt) ||
 	    peer->snd_nxt - p->ack_psn > cfg->tx_window_pkts + SRD_SACK_WINDOW_PKTS)
 		return;		/* never sent, or long gone */
-	if (p->flags & SRD_WF_ACK_DUP)
+	/*
+	 * An ACK on its own: its sender holds no ACK for an answer now (it
+	 * ACKs at once, or its wait ran out).  One on DATA: it answers.
+	 */
+	peer->remote_waits = p->opcode != SRD_WOP_ACK;
+	if (p->ack_flags & SRD_WF_ACK_DUP)
 		on_dup_ack(peer, p->dup_psn);
 	e = &peer->ring[p->ack_psn & mask];
 	if (e->in_use && e->psn == p->ack_psn) {
@@ -313,14 +318,29 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
  * ACKs it at once, with all it has.  At most SRD_TLP_MAX probes per ACK
  * progress: the ACK of the first may be lost as well.
  */
+/*
+ * How long the receiver may hold the ACK of a packet flagged ACK_NOW:
+ * ack_reply_wait_us while it answers our messages (its last ACK came on
+ * an answer: rx.c), else nothing.  Both ends are meant to use the same
+ * value.
+ */
+static uint32_t reply_wait_us(const struct srd_peer *peer)
+{
+	return peer->remote_waits ? peer->eng->cfg.ack_reply_wait_us : 0;
+}
+
 static uint64_t tlp_deadline(const struct srd_peer *peer)
 {
 	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX ||
 	    !peer->rtt.srtt_us)
 		return SRD_NO_DEADLINE;
-	/* The second probe two RTTs after the first. */
+	/*
+	 * The second probe two RTTs after the first.  A receiver that answers
+	 * holds the ACK of a packet flagged ACK_NOW for its answer.
+	 */
 	return peer->tlp_base_us + (2ull + 2 * peer->tlp_sent) *
-	       peer->rtt.srtt_us + peer->eng->cfg.ack_delay_us;
+	       peer->rtt.srtt_us + peer->eng->cfg.ack_delay_us +
+	       (peer->tail_ack_now ? reply_wait_us(peer) : 0);
 }
 
 static void send_tlp(struct srd_peer *peer, uint64_t now_us)
@@ -358,8 +378,10 @@ static uint64_t rto_deadline(const struct srd_peer *peer)
 	if (!peer->inflight)
 		return SRD_NO_DEADLINE;
 	e = &peer->ring[peer->snd_una & srd_tx_ring_mask(peer)];
+	/* Its ACK may wait for a reply, as the TLP's. */
 	return e->sent_us + srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
-					       peer->rto_backoff);
+					       peer->rto_backoff) +
+	       (e->ack_now ? reply_wait_us(peer) : 0);
 }
 
 /* READs whose response made no progress in resp_timeout_us. */

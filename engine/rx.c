@@ -28,6 +28,31 @@ static uint32_t ctl_path(struct srd_peer *peer)
 	return peer->ack_rr++ % n;
 }
 
+/* No ACK is owed any more: it went, alone or on a DATA packet. */
+static void ack_settled(struct srd_peer *peer)
+{
+	peer->ack_pending = 0;
+	peer->ack_due_us = SRD_NO_DEADLINE;
+	peer->ack_for_reply = false;
+}
+
+/* What we have received, as an ACK's fields in @p. */
+static void fill_ack(struct srd_peer *peer, uint64_t now_us, struct srd_pkt *p)
+{
+	uint64_t delay = now_us - peer->rcv_largest_us;
+
+	p->ack_psn = peer->rcv.largest;
+	p->ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
+	srd_rcv_sack(&peer->rcv, p->sack);
+	p->ack_flags = 0;
+	p->dup_psn = 0;
+	if (peer->ack_dup) {
+		p->ack_flags = SRD_WF_ACK_DUP;
+		p->dup_psn = peer->ack_dup_psn;
+		peer->ack_dup = false;
+	}
+}
+
 /*
  * @copies > 1 sends the same ACK on that many paths: for a message's last
  * segment, after which nothing may come to ACK again, so that one dead
@@ -37,24 +62,16 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p;
-	uint64_t delay = now_us - peer->rcv_largest_us;
 	uint32_t hlen;
 
-	peer->ack_pending = 0;
-	peer->ack_due_us = SRD_NO_DEADLINE;
+	ack_settled(peer);
 	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
 		return;
 	srd_memset(&p, 0, sizeof(p));
 	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
-	p.ack_psn = peer->rcv.largest;
-	p.ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
-	srd_rcv_sack(&peer->rcv, p.sack);
-	if (peer->ack_dup) {
-		p.flags |= SRD_WF_ACK_DUP;
-		p.dup_psn = peer->ack_dup_psn;
-		peer->ack_dup = false;
-	}
+	fill_ack(peer, now_us, &p);
+	p.flags = p.ack_flags;
 	hlen = srd_wire_put_ack(hdr, &p);
 	while (copies--) {
 		peer->ctr.acks_sent++;
@@ -84,11 +101,65 @@ static uint32_t tail_ack_copies(const struct srd_peer *peer, uint64_t now_us)
 /*
  * The delayed ACK is due: nothing arrived since, so this ACK may be the
  * last the sender gets for a while (a window's tail).  Two copies, on
- * two paths, as for ACK_NOW.
+ * two paths, as for ACK_NOW.  If it waited for a reply, none came in
+ * time: this peer's messages are not answered now, and their ACKs go at
+ * once again until we answer one.
  */
 void srd_rx_send_delayed_ack(struct srd_peer *peer, uint64_t now_us)
 {
+	if (peer->ack_for_reply) {
+		peer->ctr.ack_reply_timeouts++;
+		peer->interactive = false;
+	}
 	send_ack(peer, now_us, tail_ack_copies(peer, now_us));
+}
+
+/*
+ * Piggybacking (docs/protocol.md, "Receiver"): a DATA packet to the peer
+ * carries the ACK we owe it, which then is not sent on its own.  The
+ * caller checks that the packet has room for the block.
+ */
+bool srd_rx_ack_attach(struct srd_peer *peer, uint64_t now_us,
+		       struct srd_pkt *p)
+{
+	if (!peer->ack_pending || !peer->rcv.valid)
+		return false;
+	ack_settled(peer);
+	fill_ack(peer, now_us, p);
+	peer->ctr.acks_piggybacked++;
+	return true;
+}
+
+/*
+ * We start a message to the peer.  Within ack_reply_wait_us of its last
+ * DATA it is an answer (as TCP's delayed-ACK "pingpong" mode reads it):
+ * from now on, the ACK of its messages flagged ACK_NOW waits for ours.
+ */
+void srd_rx_on_msg_sent(struct srd_peer *peer, uint64_t now_us)
+{
+	uint32_t wait = peer->eng->cfg.ack_reply_wait_us;
+
+	if (wait && peer->rcv.valid && now_us - peer->rx_data_us <= wait)
+		peer->interactive = true;
+}
+
+/*
+ * Does the ACK of @p, flagged ACK_NOW, wait for a reply?  When we answer
+ * the peer's messages (interactive), or @p is a READ request (its response
+ * leaves at once), and it is the only packet owed an ACK, new and in
+ * order: a gap, a duplicate or a retransmission is ACKed at once, since
+ * the sender is recovering.
+ */
+static bool ack_waits_for_reply(const struct srd_peer *peer,
+				const struct srd_pkt *p,
+				enum srd_rx_data_verdict v,
+				enum srd_rcv_result r)
+{
+	return peer->eng->cfg.ack_reply_wait_us &&
+	       (peer->interactive || p->opcode == SRD_WOP_READ_REQ) &&
+	       peer->ack_pending == 1 && v == SRD_RXD_PLACED &&
+	       r == SRD_RCV_NEW_IN_ORDER &&
+	       !(p->flags & SRD_WF_DATA_RETRANSMIT);
 }
 
 void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
@@ -126,8 +197,8 @@ void srd_rx_reset(struct srd_peer *peer)
 	for (i = 0; i < peer->eng->cfg.msg_window; i++)
 		srd_rx_slot_release(peer, &peer->rx_slots[i], true);
 	srd_memset(&peer->rcv, 0, sizeof(peer->rcv));
-	peer->ack_pending = 0;
-	peer->ack_due_us = SRD_NO_DEADLINE;
+	ack_settled(peer);
+	peer->interactive = false;
 	peer->rx_base_valid = false;
 	peer->rx_msg_base = 0;
 }
@@ -161,17 +232,42 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	}
 	if (peer->rcv.largest == p->psn && r != SRD_RCV_DUPLICATE)
 		peer->rcv_largest_us = now_us;
-	/* Data we had, under a new PSN: its sender retransmitted needlessly. */
+	/*
+	 * Data we had, under a new PSN: its sender retransmitted needlessly,
+	 * its ACK lost or late.  Not lost if we held it for an answer lately:
+	 * the sender's probe then came of the wait, not of a dead path.
+	 */
 	if (v == SRD_RXD_DUPLICATE && r != SRD_RCV_DUPLICATE) {
 		peer->ack_dup = true;
 		peer->ack_dup_psn = p->psn;
-		peer->ack_loss_seen = true;
-		peer->ack_loss_us = now_us;
+		if (!peer->ack_for_reply &&
+		    now_us - peer->ack_held_us > cfg->ack_reply_wait_us +
+		    2ull * peer->rtt.srtt_us) {
+			peer->ack_loss_seen = true;
+			peer->ack_loss_us = now_us;
+		}
 	}
 	peer->ack_pending++;
-	if (p->flags & SRD_WF_DATA_ACK_NOW)
-		send_ack(peer, now_us, tail_ack_copies(peer, now_us));
-	else if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
+	peer->rx_data_us = now_us;
+	/*
+	 * A message of the peer's began within a wait and a round trip of
+	 * ours: it answers (as we detect it of ourselves in
+	 * srd_rx_on_msg_sent), and holds our ACKs for its answers.
+	 */
+	if (p->offset == 0 && v == SRD_RXD_PLACED &&
+	    p->opcode != SRD_WOP_READ_RESP && cfg->ack_reply_wait_us &&
+	    now_us - peer->msg_sent_us <=
+	    cfg->ack_reply_wait_us + 2ull * peer->rtt.srtt_us)
+		peer->remote_waits = true;
+	if (p->flags & SRD_WF_DATA_ACK_NOW) {
+		if (ack_waits_for_reply(peer, p, v, r)) {
+			peer->ack_for_reply = true;
+			peer->ack_held_us = now_us;
+			peer->ack_due_us = now_us + cfg->ack_reply_wait_us;
+		} else {
+			send_ack(peer, now_us, tail_ack_copies(peer, now_us));
+		}
+	} else if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
 		 peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
 		srd_rx_send_ack(peer, now_us);
 	else if (peer->ack_due_us == SRD_NO_DEADLINE)
@@ -229,6 +325,9 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 	    p.src_epoch != peer->remote_epoch)
 		srd_peer_learn_epoch(peer, p.src_epoch);
 
+	/* A DATA packet's ACK block is an ACK, taken before its data. */
+	if (p.opcode != SRD_WOP_ACK && p.has_ack)
+		srd_tx_on_ack(peer, &p, now_us);
 	switch (p.opcode) {
 	case SRD_WOP_DATA:
 	case SRD_WOP_WRITE:

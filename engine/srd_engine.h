@@ -39,8 +39,12 @@
 
 /* --- the wire (docs/protocol.md, "SRD transport") -------------------- */
 
-/* Version 2: per-peer tags (docs/protocol.md, "Tags and peer restart"). */
-#define SRD_WIRE_VERSION		2
+/*
+ * Version 2: per-peer tags (docs/protocol.md, "Tags and peer restart").
+ * Version 3: ACKs ride on DATA, and a receiver in an exchange of replies
+ * waits for the reply to carry them ("Receiver").
+ */
+#define SRD_WIRE_VERSION		3
 enum srd_engine_wire_op {
 	SRD_WOP_DATA = 16,
 	SRD_WOP_ACK = 17,
@@ -59,8 +63,16 @@ enum srd_engine_wire_flags {
 	SRD_WF_DATA_HAS_IMM = 1 << 1,
 	SRD_WF_DATA_RETRANSMIT = 1 << 2,	/* informational */
 	SRD_WF_DATA_ACK_NOW = 1 << 3,	/* receiver: ACK without delay */
+	SRD_WF_DATA_HAS_ACK = 1 << 4,	/* an ACK block follows the header */
 	SRD_WF_ACK_DUP = 1 << 0,	/* ACK: dup_psn carried data already placed */
 };
+
+/*
+ * The ACK block a DATA, WRITE, READ_REQ or READ_RESP may carry (flag
+ * HAS_ACK), right after its opcode's header: an ACK's fields behind a
+ * flags byte of its own (docs/protocol.md, "Headers").
+ */
+#define SRD_ACK_BLOCK_BYTES		32
 
 #define SRD_HDR_DATA_BYTES		52
 #define SRD_HDR_ACK_BYTES		40
@@ -68,7 +80,8 @@ enum srd_engine_wire_flags {
 #define SRD_HDR_HELLO_BYTES		12
 #define SRD_HDR_RDMA_BYTES		76
 #define SRD_HDR_RESP_BYTES		60
-#define SRD_HDR_MAX_BYTES		SRD_HDR_RDMA_BYTES
+/* The longest: an RDMA header with its ACK block. */
+#define SRD_HDR_MAX_BYTES		(SRD_HDR_RDMA_BYTES + SRD_ACK_BLOCK_BYTES)
 
 /* What a parser says of a header. */
 enum srd_parse_err {
@@ -241,6 +254,7 @@ struct srd_config {
 
 	uint32_t ack_every_pkts;	/* ACK at least every this many in-order packets */
 	uint32_t ack_delay_us;		/* ... or this long after the first unacked one */
+	uint32_t ack_reply_wait_us;	/* a reply's wait for it; 0: ACK at once */
 
 	uint32_t cwnd_init_pkts;
 	uint32_t cwnd_min_pkts;
@@ -304,6 +318,8 @@ struct srd_counters {
 	uint64_t rx_msg_timeouts;	/* receives aborted: the sender stopped */
 	uint64_t stateless_replies;	/* HELLOs sent for a remote with no peer */
 	uint64_t rx_drop_unsolicited;	/* right tag, but no peer for it to act on */
+	uint64_t acks_piggybacked;	/* ACKs carried by a DATA packet */
+	uint64_t ack_reply_timeouts;	/* ACKs that waited for a reply in vain */
 };
 
 /*
@@ -313,7 +329,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	41
+#define SRD_ENGINE_NUM_COUNTERS	43
 
 struct srd_counter_desc {
 	const char *name;

@@ -77,7 +77,9 @@ struct srd_pkt {
 	/* READ_RESP */
 	uint32_t req_msg_id;
 	uint8_t req_attempt;
-	/* ACK */
+	/* ACK, or a DATA packet's ACK block (has_ack) */
+	bool has_ack;
+	uint8_t ack_flags;		/* SRD_WF_ACK_DUP */
 	uint32_t ack_psn, ack_delay_us;
 	uint8_t sack[SRD_SACK_WINDOW_PKTS / 8];
 	uint32_t dup_psn;		/* with SRD_WF_ACK_DUP */
@@ -92,6 +94,13 @@ uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_rdma(uint8_t *buf, const struct srd_pkt *p, uint8_t op);
 uint32_t srd_wire_put_resp(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_ack(uint8_t *buf, const struct srd_pkt *p);
+/*
+ * Append @p's ACK fields as an ACK block to the DATA-family header of
+ * @hdr_len bytes at @buf (flag HAS_ACK, hdr_len_words); returns the new
+ * length, hdr_len + SRD_ACK_BLOCK_BYTES.
+ */
+uint32_t srd_wire_put_ack_block(uint8_t *buf, uint32_t hdr_len,
+				const struct srd_pkt *p);
 uint32_t srd_wire_put_nak(uint8_t *buf, const struct srd_pkt *p);
 uint32_t srd_wire_put_hello(uint8_t *buf, const struct srd_pkt *p);
 
@@ -327,6 +336,8 @@ struct srd_tx_pkt {
 	bool is_retx;
 	bool retx_rto;			/* is_retx: the copy before timed out */
 	bool is_tlp;			/* a tail loss probe: a second copy */
+	/* Flagged ACK_NOW: its ACK may wait for an answer (recovery.c). */
+	bool ack_now;
 	uint8_t lost_path;		/* is_retx: where the copy before went */
 };
 
@@ -394,6 +405,14 @@ struct srd_peer {
 	 */
 	uint64_t rx_stall_check_us;
 	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
+	bool tail_ack_now;		/* the newest DATA sent was ACK_NOW */
+	/*
+	 * It answers our messages, and so holds their ACKs for its answers:
+	 * a message of its began soon after one of ours, and no ACK came
+	 * alone since (rx.c, recovery.c).
+	 */
+	bool remote_waits;
+	uint64_t msg_sent_us;		/* our last new message's first packet */
 	uint32_t tlp_sent;		/* probes sent since then */
 	struct srd_retx *retx;		/* tx_window_pkts */
 	uint32_t retx_head, retx_tail;
@@ -413,6 +432,11 @@ struct srd_peer {
 	struct srd_rcv_window rcv;
 	uint64_t rcv_largest_us;	/* when rcv.largest arrived */
 	uint32_t ack_pending;		/* accepted packets not yet ACKed */
+	bool ack_for_reply;		/* the pending ACK waits for a reply */
+	uint64_t ack_held_us;		/* when the last such wait began */
+	/* We answer its messages: its ACK_NOW packets' ACKs wait (rx.c). */
+	bool interactive;
+	uint64_t rx_data_us;		/* the last DATA accepted from it */
 	bool ack_dup;			/* the next ACK names ack_dup_psn */
 	uint32_t ack_dup_psn;
 	bool ack_loss_seen;		/* data we had came again, at: */
@@ -515,6 +539,11 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer);
 /* rx.c */
 void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);
 void srd_rx_send_delayed_ack(struct srd_peer *peer, uint64_t now_us);
+/* The pending ACK, if any, into @p's ACK fields for a DATA packet. */
+bool srd_rx_ack_attach(struct srd_peer *peer, uint64_t now_us,
+		       struct srd_pkt *p);
+/* A new message to the peer leaves now: an answer, if it follows its data. */
+void srd_rx_on_msg_sent(struct srd_peer *peer, uint64_t now_us);
 /* NAK message @msg_id, attempt @attempt (psn: the packet refused, or 0). */
 void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 		     uint8_t attempt, uint8_t reason);

@@ -373,7 +373,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	struct srd_tx_pkt *e;
 	struct srd_pkt p;
 	uint32_t path, hlen, off, len;
-	bool probe;
+	bool probe, ack_now;
 
 	path = srd_path_select(peer, now_us, retx ? last_path : SRD_PATH_NONE,
 			       &probe);
@@ -397,11 +397,27 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	p.seg_bytes = (uint16_t)m->seg_bytes;
 	p.attempt = m->attempt;
 	p.path = (uint8_t)path;
+	ack_now = probe || seg + 1 == m->nsegs;
 	p.flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
 		  (m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
 		  (retx ? SRD_WF_DATA_RETRANSMIT : 0) |
-		  (probe || seg + 1 == m->nsegs ? SRD_WF_DATA_ACK_NOW : 0);
+		  (ack_now ? SRD_WF_DATA_ACK_NOW : 0);
+	if (!retx && seg == 0 && m->kind != SRD_MSG_READ_RESP) {
+		srd_rx_on_msg_sent(peer, now_us);
+		peer->msg_sent_us = now_us;
+	}
 	hlen = put_header(hdr, m, &p);
+	/*
+	 * The ACK we owe rides along if the packet has room for it: a full
+	 * segment's packet is the largest the path takes.  One that waits
+	 * for an answer goes now if the answer has no room for it: waiting
+	 * longer gains nothing.
+	 */
+	if (len + SRD_ACK_BLOCK_BYTES <= m->seg_bytes &&
+	    srd_rx_ack_attach(peer, now_us, &p))
+		hlen = srd_wire_put_ack_block(hdr, hlen, &p);
+	else if (peer->ack_for_reply)
+		srd_rx_send_ack(peer, now_us);
 
 	e = &peer->ring[p.psn & srd_tx_ring_mask(peer)];
 	e->sent_us = now_us;
@@ -414,9 +430,11 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	e->is_probe = probe;
 	e->is_retx = retx;
 	e->is_tlp = false;
+	e->ack_now = ack_now;
 	e->retx_rto = retx && retx_rto;
 	e->lost_path = (uint8_t)(retx ? last_path : path);
 	peer->inflight++;
+	peer->tail_ack_now = ack_now;
 
 	peer->ctr.tx_data_pkts++;
 	if (retx)

@@ -53,6 +53,13 @@ enum {
 	OFF_ACK_DELAY = 16,
 	OFF_SACK = 20,		/* SRD_SACK_WINDOW_PKTS / 8 bytes */
 	OFF_DUP_PSN = 36,
+	/* The ACK block, at its DATA-family header's end (HAS_ACK). */
+	OFF_AB_FLAGS = 0,
+	OFF_AB_RESERVED = 1,	/* 3 bytes */
+	OFF_AB_PSN = 4,
+	OFF_AB_DELAY = 8,
+	OFF_AB_SACK = 12,	/* SRD_SACK_WINDOW_PKTS / 8 bytes */
+	OFF_AB_DUP_PSN = 28,
 	/* NAK */
 	OFF_NAK_PSN = 12,
 	OFF_NAK_MSG_ID = 16,
@@ -70,6 +77,12 @@ SRD_STATIC_ASSERT(OFF_RESP_RESERVED + 3 == SRD_HDR_RESP_BYTES, "RESP header");
 SRD_STATIC_ASSERT(OFF_DUP_PSN + 4 == SRD_HDR_ACK_BYTES, "ACK header");
 SRD_STATIC_ASSERT(OFF_SACK + SRD_SACK_WINDOW_PKTS / 8 == OFF_DUP_PSN, "SACK");
 SRD_STATIC_ASSERT(OFF_NAK_RESERVED + 2 == SRD_HDR_NAK_BYTES, "NAK header");
+SRD_STATIC_ASSERT(OFF_AB_DUP_PSN + 4 == SRD_ACK_BLOCK_BYTES, "ACK block");
+SRD_STATIC_ASSERT(OFF_AB_SACK + SRD_SACK_WINDOW_PKTS / 8 == OFF_AB_DUP_PSN,
+		  "the block's SACK");
+/* A DATA-family header with its ACK block fits the OS's buffers. */
+SRD_STATIC_ASSERT(SRD_HDR_RDMA_BYTES + SRD_ACK_BLOCK_BYTES <= SRD_HDR_MAX_BYTES &&
+		  SRD_HDR_MAX_BYTES <= 255 * 4, "room for the ACK block");
 /* The OS tells UD from SRD by opcode: the ranges must not meet. */
 SRD_STATIC_ASSERT((int)SRD_OP_UD_SEND_WITH_IMM < (int)SRD_WOP_FIRST,
 		  "UD opcodes overlap the SRD transport's");
@@ -118,8 +131,8 @@ uint32_t srd_wire_put_ud(uint8_t *b, const struct srd_ud_hdr *h)
 }
 
 /*
- * The receiver's rules (docs/protocol.md, "Header"): version 2, a UD
- * opcode, a header of at least SRD_HDR_UD_BYTES inside the datagram.
+ * The receiver's rules (docs/protocol.md, "Header"): the wire's version,
+ * a UD opcode, a header of at least SRD_HDR_UD_BYTES inside the datagram.
  * Flags and reserved bits are ignored; the QPN's high byte is masked.
  */
 int srd_wire_parse_ud(const uint8_t *b, size_t len, struct srd_ud_hdr *h)
@@ -208,6 +221,23 @@ uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
 	srd_memcpy(b + OFF_SACK, p->sack, sizeof(p->sack));
 	srd_put_be32(b + OFF_DUP_PSN, p->flags & SRD_WF_ACK_DUP ? p->dup_psn : 0);
 	return put_common(b, p, SRD_WOP_ACK, SRD_HDR_ACK_BYTES);
+}
+
+uint32_t srd_wire_put_ack_block(uint8_t *b, uint32_t hdr_len,
+				const struct srd_pkt *p)
+{
+	uint8_t *a = b + hdr_len;
+
+	a[OFF_AB_FLAGS] = p->ack_flags & SRD_WF_ACK_DUP;
+	srd_memset(a + OFF_AB_RESERVED, 0, 3);
+	srd_put_be32(a + OFF_AB_PSN, p->ack_psn);
+	srd_put_be32(a + OFF_AB_DELAY, p->ack_delay_us);
+	srd_memcpy(a + OFF_AB_SACK, p->sack, sizeof(p->sack));
+	srd_put_be32(a + OFF_AB_DUP_PSN,
+		     p->ack_flags & SRD_WF_ACK_DUP ? p->dup_psn : 0);
+	b[OFF_FLAGS] |= SRD_WF_DATA_HAS_ACK;
+	b[OFF_HDR_LEN_WORDS] = (uint8_t)((hdr_len + SRD_ACK_BLOCK_BYTES) / 4);
+	return hdr_len + SRD_ACK_BLOCK_BYTES;
 }
 
 uint32_t srd_wire_put_nak(uint8_t *b, const struct srd_pkt *p)
@@ -338,8 +368,23 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 				       p->msg_len - p->offset : p->seg_bytes) ||
 		    srd_seq_lt(p->msg_id, p->msg_base))
 			return SRD_PARSE_FIELD;
+		if (p->flags & SRD_WF_DATA_HAS_ACK) {
+			const uint8_t *a = b + min;
+
+			/* The block follows the opcode's own fields. */
+			if (hdr < min + SRD_ACK_BLOCK_BYTES)
+				return SRD_PARSE_HDR_LEN;
+			p->has_ack = true;
+			p->ack_flags = a[OFF_AB_FLAGS];
+			p->ack_psn = srd_get_be32(a + OFF_AB_PSN);
+			p->ack_delay_us = srd_get_be32(a + OFF_AB_DELAY);
+			srd_memcpy(p->sack, a + OFF_AB_SACK, sizeof(p->sack));
+			p->dup_psn = srd_get_be32(a + OFF_AB_DUP_PSN);
+		}
 		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
+		p->has_ack = true;
+		p->ack_flags = p->flags;
 		p->ack_psn = srd_get_be32(b + OFF_ACK_PSN);
 		p->ack_delay_us = srd_get_be32(b + OFF_ACK_DELAY);
 		srd_memcpy(p->sack, b + OFF_SACK, sizeof(p->sack));

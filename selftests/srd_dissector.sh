@@ -11,10 +11,14 @@
 #    dissector, equals what srd_forge.py finds at docs/protocol.md's
 #    offsets (srd_forge.py dissect);
 #  - every opcode, the NAK reasons, a retransmission and a write with
-#    immediate appear;
+#    immediate appear (an ACK block on DATA may or may not: whether an
+#    ACK rides on DATA depends on timing and on the room the payload
+#    leaves, docs/protocol.md "Receiver" rules 5-6);
 #  - b's counters match the capture: the packets b sent by kind (DATA and
-#    RDMA, ACK, NAK, RNR NAK, HELLO), and those it received; the 20 UD
-#    datagrams srd_traffic sent.
+#    RDMA, ACK, NAK, RNR NAK, HELLO), and those it received; ACKs as the
+#    engine counts them: acks_sent the ACK packets, acks_received those
+#    and the ACK blocks on DATA and RDMA packets, acks_piggybacked the
+#    ACK blocks b sent; the 20 UD datagrams srd_traffic sent.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -35,8 +39,8 @@ trap 'srd_cleanup; rm -rf "$tmp"' EXIT
 
 two_hosts sdi
 CTRS="srd_tx_pkts srd_rx_pkts srd_tx_data_pkts srd_rx_data_pkts srd_acks_sent
-	srd_acks_received srd_naks_sent srd_naks_received srd_rnr_naks_sent
-	srd_hellos_sent"
+	srd_acks_received srd_acks_piggybacked srd_naks_sent srd_naks_received
+	srd_rnr_naks_sent srd_hellos_sent"
 declare -A before
 for c in $CTRS; do before[$c]=$(hw_counter "$DEV_B" "$c"); done
 retx_a=$(hw_counter "$DEV_A" srd_retransmits)
@@ -83,6 +87,7 @@ for k in in_UD_SEND in_DATA in_HELLO in_ACK in_WRITE in_WRITE_with_imm in_READ_R
 	[ "$(n $k)" -gt 0 ] || fail "the capture has no $k"
 done
 echo "ok: every opcode, NAK reason, a retransmission and a write with immediate captured"
+echo "ACK blocks on DATA and RDMA packets: $(n out_ack_block) from b, $(n in_ack_block) to b"
 
 # b's sends, all seen on its own veth; what reached it, all seen too.
 out_naks=0 in_naks=0
@@ -94,8 +99,12 @@ out_data=$(($(n out_DATA) + $(n out_WRITE) + $(n out_READ_REQ) + $(n out_READ_RE
 in_data=$(($(n in_DATA) + $(n in_WRITE) + $(n in_READ_REQ) + $(n in_READ_RESP)))
 expect_eq "b's DATA and RDMA packets sent" "${delta[srd_tx_data_pkts]}" "$out_data"
 expect_eq "b's DATA and RDMA packets received" "${delta[srd_rx_data_pkts]}" "$in_data"
-expect_eq "b's ACKs sent" "${delta[srd_acks_sent]}" "$(n out_ACK)"
-expect_eq "b's ACKs received" "${delta[srd_acks_received]}" "$(n in_ACK)"
+# An ACK is an ACK packet or an ACK block on DATA (flag HAS_ACK): acks_sent
+# counts the packets only, acks_piggybacked the blocks, acks_received both.
+expect_eq "b's ACK packets sent" "${delta[srd_acks_sent]}" "$(n out_ACK)"
+expect_eq "b's ACK blocks sent" "${delta[srd_acks_piggybacked]}" "$(n out_ack_block)"
+expect_eq "b's ACKs received (packets and blocks)" "${delta[srd_acks_received]}" \
+	$(($(n in_ACK) + $(n in_ack_block)))
 expect_eq "b's NAKs sent" "${delta[srd_naks_sent]}" "$out_naks"
 expect_eq "b's NAKs received" "${delta[srd_naks_received]}" "$in_naks"
 expect_eq "b's RNR NAKs sent" "${delta[srd_rnr_naks_sent]}" "$(n out_NAK_RNR)"

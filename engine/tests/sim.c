@@ -91,6 +91,7 @@ struct srd_outbound {
 
 struct msg_rec {
 	struct srd_outbound out;
+	bool is_answer;			/* sim_params.answer: posted on delivery */
 	int src, dst, src_qp, dst_qp;
 	uint32_t len;
 	uint8_t rnr_retry;
@@ -120,6 +121,7 @@ struct sim {
 	struct sim_node *nodes;
 	struct msg_rec *msgs;
 	uint32_t nmsgs;
+	uint32_t nrequests;		/* msgs[0..nrequests): the workload */
 	struct srd_config cfg;
 	int failed;
 };
@@ -528,6 +530,15 @@ static void o_rx_done(void *os, struct srd_inbound *h)
 		fail(s, "msg %u delivered %d times", h->msg, m->delivered);
 	s->r->delivered++;
 	s->r->bytes_delivered += h->len;
+	/* Answer it: a post, not from inside the engine's upcall. */
+	if (s->p->answer && h->msg < s->nrequests && m->delivered == 1) {
+		struct event e = { .type = EV_POST, .msg = s->nrequests + h->msg,
+				   .t_ns = s->now_ns + 1000ull * s->p->answer_us };
+
+		s->r->answers++;
+		s->r->msgs++;
+		ev_push(s, e);
+	}
 	free(h->buf);
 	free(h);
 }
@@ -644,8 +655,10 @@ static void make_workload(struct sim *s)
 	for (a = 0; a < p->nodes; a++)
 		if (p->incast_to < 0 || a != p->incast_to)
 			n += p->msgs_per_node;
-	s->msgs = calloc(n, sizeof(*s->msgs));
-	s->nmsgs = n;
+	/* With answers, message n + i answers message i, if it arrives. */
+	s->msgs = calloc(p->answer ? 2 * n : n, sizeof(*s->msgs));
+	s->nmsgs = p->answer ? 2 * n : n;
+	s->nrequests = n;
 	for (a = 0; a < p->nodes; a++) {
 		if (p->incast_to >= 0 && a == p->incast_to)
 			continue;
@@ -678,6 +691,20 @@ static void make_workload(struct sim *s)
 			}
 			e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
 			ev_push(s, e);
+			if (p->answer) {
+				struct msg_rec *an = &s->msgs[n + i];
+
+				an->out.idx = n + i;
+				an->is_answer = true;
+				an->src = m->dst;
+				an->dst = m->src;
+				an->src_qp = m->dst_qp;
+				an->dst_qp = m->src_qp;
+				an->len = 1 + rnd_below(&s->rng, 256);
+				an->rnr_retry = 7;
+				/* Answers go to QPs that may run out of receives. */
+				an->expect = an->dst_qp == p->rnr_qp ? EXP_RNR_MAYBE : EXP_OK;
+			}
 		}
 	}
 	s->r->msgs = n;
@@ -753,6 +780,8 @@ static void check_outcomes(struct sim *s)
 			 (m->src == p->outage_b && m->dst == p->outage_a));
 		bool ok;
 
+		if (m->is_answer && !m->posted)
+			continue;	/* its request never arrived */
 		if (!m->done) {
 			fail(s, "msg %u (%d->%d, %u bytes) never completed", i, m->src,
 			     m->dst, m->len);
@@ -914,7 +943,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 					if (s.nodes[a].qps[p->rnr_qp].credits < 4)
 						s.nodes[a].qps[p->rnr_qp].credits++;
 				for (i = 0; i < s.nmsgs && !more; i++)
-					more = !s.msgs[i].done;
+					more = !s.msgs[i].done &&
+					       (s.msgs[i].posted || !s.msgs[i].is_answer);
 				if (more) {
 					e.t_ns += 1000ull * p->rnr_refill_us;
 					ev_push(&s, e);
@@ -948,6 +978,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->path_switches += nd->ctr_sum.path_switches;
 		r->path_recoveries += nd->ctr_sum.path_recoveries;
 		r->stale_drops += nd->ctr_sum.rx_drop_stale_epoch;
+		r->acks_piggybacked += nd->ctr_sum.acks_piggybacked;
+		r->ack_reply_timeouts += nd->ctr_sum.ack_reply_timeouts;
 		free(nd->peers);
 		free(nd->qps);
 	}

@@ -43,6 +43,13 @@ struct sim_params {
 	uint32_t buffer_bytes;		/* its drop-tail buffer */
 	uint32_t rto_retries_max;	/* 0: engine default */
 	uint64_t time_limit_us;
+	/*
+	 * Every delivered message is answered: its receiver posts a short
+	 * message back (the same QPs), answer_us after the delivery, as an
+	 * RPC server does.  The answers are checked as the others are.
+	 */
+	bool answer;
+	uint32_t answer_us;
 	bool quiet;
 };
 
@@ -57,6 +64,8 @@ struct sim_result {
 	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
 	uint64_t stale_drops;
 	uint64_t forged;		/* packets the forger sent */
+	uint64_t answers;		/* answers posted (counted in msgs) */
+	uint64_t acks_piggybacked, ack_reply_timeouts;
 	uint64_t bytes_delivered;
 	uint64_t last_ok_completion_us;
 	size_t peak_bytes_per_node, bound_bytes_per_node;

@@ -4,6 +4,11 @@
  *
  *   sim                              every scenario, default seeds
  *   sim --scenario NAME --seed N     one run (replays a failure exactly)
+ *
+ * Every scenario runs twice: as it is, and as NAME_answered, where every
+ * delivered message is answered at once (sim_params.answer), so that
+ * ACKs ride on the answers and wait for them (docs/protocol.md,
+ * "Receiver") under the scenario's losses.
  *   sim --seeds K --scale S          K seeds per scenario, S x the messages
  *   sim --list
  */
@@ -212,26 +217,43 @@ static const struct scenario scenarios[] = {
 
 #define NSC (sizeof(scenarios) / sizeof(scenarios[0]))
 
-static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scale)
+/* An answered run: the ACK logic of answers was exercised. */
+static bool check_answered(const struct sim_result *r, char *why, size_t n)
+{
+	if (!r->answers || !r->acks_piggybacked) {
+		snprintf(why, n, "%llu answers, %llu ACKs on them",
+			 (unsigned long long)r->answers,
+			 (unsigned long long)r->acks_piggybacked);
+		return false;
+	}
+	return true;
+}
+
+static int run_one(int tapno, const struct scenario *sc, bool answer,
+		   uint64_t seed, int scale)
 {
 	struct sim_params p;
 	struct sim_result r;
-	char why[512] = "";
+	char why[512] = "", name[64];
 	clock_t t0 = clock();
 	double secs;
 	bool ok;
 
+	snprintf(name, sizeof(name), "%s%s", sc->name, answer ? "_answered" : "");
 	sim_default_params(&p);
-	p.name = sc->name;
+	p.name = name;
 	sc->setup(&p);
 	p.seed = seed;
 	p.msgs_per_node *= scale;
+	p.answer = answer;
+	p.answer_us = 2;
 	sim_run(&p, &r);
 	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-	ok = r.ok && (!sc->extra_check || sc->extra_check(&p, &r, why, sizeof(why)));
+	ok = r.ok && (!sc->extra_check || sc->extra_check(&p, &r, why, sizeof(why))) &&
+	     (!answer || check_answered(&r, why, sizeof(why)));
 	printf("# %s seed %llu: %llu msgs, %llu delivered, %llu ok, %llu failed "
 	       "(%llu expected), sim %llu us, %llu events, %.2f s\n",
-	       sc->name, (unsigned long long)seed, (unsigned long long)r.msgs,
+	       name, (unsigned long long)seed, (unsigned long long)r.msgs,
 	       (unsigned long long)r.delivered, (unsigned long long)r.ok_sends,
 	       (unsigned long long)r.failed_sends, (unsigned long long)r.expected_fail,
 	       (unsigned long long)r.sim_time_us, (unsigned long long)r.events, secs);
@@ -249,24 +271,41 @@ static int run_one(int tapno, const struct scenario *sc, uint64_t seed, int scal
 	       (unsigned long long)r.rnr_naks, (unsigned long long)r.path_switches,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
 	       (unsigned long long)r.stale_drops, (unsigned long long)r.forged,
-	       r.peak_bytes_per_node,
-	       r.bound_bytes_per_node);
+	       r.peak_bytes_per_node, r.bound_bytes_per_node);
+	if (answer)
+		printf("#   answers %llu, ACKs on them %llu, waits in vain %llu\n",
+		       (unsigned long long)r.answers,
+		       (unsigned long long)r.acks_piggybacked,
+		       (unsigned long long)r.ack_reply_timeouts);
 	if (!ok) {
 		printf("#   FAILED: %s\n", r.ok ? why : r.why);
-		printf("#   replay: sim --scenario %s --seed %llu --scale %d\n", sc->name,
+		printf("#   replay: sim --scenario %s --seed %llu --scale %d\n", name,
 		       (unsigned long long)seed, scale);
 	}
-	printf("%sok %d - engine_sim_%s_seed_%llu\n", ok ? "" : "not ", tapno, sc->name,
+	printf("%sok %d - engine_sim_%s_seed_%llu\n", ok ? "" : "not ", tapno, name,
 	       (unsigned long long)seed);
 	fflush(stdout);
 	return ok ? 0 : 1;
+}
+
+/* Is variant @answered of @sc the one --scenario names (or any)? */
+static bool wanted(const char *only, const struct scenario *sc, int answered)
+{
+	size_t len;
+
+	if (!only)
+		return true;
+	len = strlen(sc->name);
+	if (strncmp(only, sc->name, len))
+		return false;
+	return answered ? !strcmp(only + len, "_answered") : !only[len];
 }
 
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
 	uint64_t seed = 0;
-	int seeds = 1, scale = 1, i, failed = 0, n = 0;
+	int seeds = 1, scale = 1, i, v, failed = 0, n = 0;
 	unsigned int k;
 
 	for (i = 1; i < argc; i++) {
@@ -280,7 +319,8 @@ int main(int argc, char **argv)
 			scale = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--list")) {
 			for (k = 0; k < NSC; k++)
-				printf("%-24s %s\n", scenarios[k].name, scenarios[k].what);
+				printf("%-24s %s (and %s_answered)\n", scenarios[k].name,
+				       scenarios[k].what, scenarios[k].name);
 			return 0;
 		} else {
 			fprintf(stderr, "usage: %s [--scenario NAME] [--seed N] [--seeds K] "
@@ -291,8 +331,9 @@ int main(int argc, char **argv)
 	if (seeds < 1 || scale < 1)
 		return 2;
 	for (k = 0; k < NSC; k++)
-		if (!only || !strcmp(only, scenarios[k].name))
-			n += seeds;
+		for (v = 0; v < 2; v++)
+			if (wanted(only, &scenarios[k], v))
+				n += seeds;
 	if (!n) {
 		fprintf(stderr, "no scenario %s (--list)\n", only);
 		return 2;
@@ -300,11 +341,14 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n1..%d\n", n);
 	n = 0;
 	for (k = 0; k < NSC; k++) {
-		if (only && strcmp(only, scenarios[k].name))
-			continue;
-		for (i = 0; i < seeds; i++)
-			failed += run_one(++n, &scenarios[k],
-					  seed ? seed + i : 1000 + 7919 * k + i, scale);
+		for (v = 0; v < 2; v++) {
+			if (!wanted(only, &scenarios[k], v))
+				continue;
+			for (i = 0; i < seeds; i++)
+				failed += run_one(++n, &scenarios[k], v,
+						  seed ? seed + i : 1000 + 7919 * k + i,
+						  scale);
+		}
 	}
 	return failed ? 1 : 0;
 }

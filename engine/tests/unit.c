@@ -679,7 +679,7 @@ static void test_ud_header_roundtrip_and_rejects(void)
 		.imm_data = 0xdeadbeef,
 	}, q;
 	static const uint8_t want[SRD_HDR_UD_BYTES] = {
-		2, 2, 1, 6, 0, 0xab, 0xcd, 0xef, 0, 0x12, 0x34, 0x56,
+		SRD_WIRE_VERSION, 2, 1, 6, 0, 0xab, 0xcd, 0xef, 0, 0x12, 0x34, 0x56,
 		0x80, 0, 0, 0x11, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0,
 	};
 	uint8_t b[64];
@@ -711,9 +711,9 @@ static void test_ud_header_roundtrip_and_rejects(void)
 	CHECK(srd_wire_parse_ud(b, 40, &q) == SRD_PARSE_HDR_LEN, "header too short");
 	b[3] = 6;
 	CHECK(srd_wire_parse_ud(b, 23, &q) == SRD_PARSE_SHORT, "short datagram");
-	b[0] = 1;
+	b[0] = SRD_WIRE_VERSION - 1;
 	CHECK(srd_wire_parse_ud(b, 24, &q) == SRD_PARSE_VERSION, "version");
-	b[0] = 2;
+	b[0] = SRD_WIRE_VERSION;
 	b[1] = 3;
 	CHECK(srd_wire_parse_ud(b, 24, &q) == SRD_PARSE_OPCODE, "opcode 3");
 	b[1] = SRD_WOP_DATA;
@@ -1346,7 +1346,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, rx_drop_unsolicited),
+	      offsetof(struct srd_counters, ack_reply_timeouts),
 	      "first and last");
 }
 
@@ -2041,6 +2041,243 @@ static bool drop_acks(struct pair *pr, struct qpkt *q, void *arg)
 	return false;
 }
 
+/* --- ACKs on DATA, and the wait for a reply (docs/protocol.md) -------- */
+
+/*
+ * One step of a hand-driven run: deliver the oldest packet (5 us later)
+ * unless @drop says to lose it, or jump to the next deadline.  Counts the
+ * ACK packets delivered to each node in acks[] and the DATA packets that
+ * carried an ACK block in blocks[].  False when nothing is left to do.
+ */
+struct pp_stats {
+	int acks[2], blocks[2];
+};
+
+static bool pp_step(struct pair *pr, struct pp_stats *st, drop_fn drop,
+		    void *arg)
+{
+	uint64_t d;
+
+	if (pr->qlen) {
+		struct qpkt *q = &pr->q[0];
+
+		if (drop && drop(pr, q, arg)) {
+			q_drop(pr, 0);
+		} else {
+			if (q->data[1] == SRD_WOP_ACK)
+				st->acks[q->to]++;
+			else if (q->data[2] & SRD_WF_DATA_HAS_ACK)
+				st->blocks[q->to]++;
+			q_deliver(pr, 0, 5);
+		}
+		fire_timers(pr);
+		return true;
+	}
+	d = pr->n[0]->deadline < pr->n[1]->deadline ?
+	    pr->n[0]->deadline : pr->n[1]->deadline;
+	if (d == SRD_NO_DEADLINE)
+		return false;
+	if (d > pr->now)
+		pr->now = d;
+	fire_timers(pr);
+	return true;
+}
+
+/*
+ * A ping-pong of @rounds: node 0 sends, node 1 answers each message the
+ * moment it is delivered, node 0 sends the next the moment the answer is.
+ */
+static void pingpong(struct pair *pr, int rounds, uint32_t len,
+		     struct pp_stats *st, drop_fn drop, void *arg)
+{
+	struct node *a = pr->n[0], *b = pr->n[1];
+	int sent = 0, answered = 0, a0 = a->nrx, b0 = b->nrx;
+
+	while (answered < rounds) {
+		if (sent == answered && a->nrx - a0 == answered &&
+		    (!answered || a->rx[a0 + answered - 1].done)) {
+			send_one(pr, 0, len, 1000 + a0 + sent, 7);
+			sent++;
+		}
+		if (b->nrx - b0 > answered && b->rx[b0 + answered].done) {
+			send_one(pr, 1, len, 2000 + b0 + answered, 7);
+			answered++;
+		}
+		if (!pp_step(pr, st, drop, arg))
+			break;
+	}
+	/* The last answer's delivery. */
+	while (a->nrx - a0 < answered || !a->rx[a0 + answered - 1].done)
+		if (!pp_step(pr, st, drop, arg))
+			break;
+}
+
+/*
+ * In an exchange of answers every ACK rides on the answer: after the first
+ * round (each side learns that the other answers), no ACK packet at all.
+ * A message then left unanswered is ACKed ack_reply_wait_us later, once,
+ * and the next at once again.
+ */
+static void test_acks_ride_on_answers(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct pp_stats warm = { 0 }, st = { 0 };
+	uint64_t t0, took;
+	int i;
+
+	pingpong(pr, 1, 64, &warm, no_drop, NULL);
+	CHECK(warm.acks[0] == 1 && warm.blocks[0] == 0,
+	      "first round: the answer's ACK on its own (%d), no block (%d)",
+	      warm.acks[0], warm.blocks[0]);
+	pingpong(pr, 20, 64, &st, no_drop, NULL);
+	CHECK(a->nrx == 21 && b->nrx == 21, "every message arrived: %d %d",
+	      a->nrx, b->nrx);
+	for (i = 0; i < 21; i++)
+		CHECK(rx_intact(&a->rx[i]) && rx_intact(&b->rx[i]) &&
+		      a->rx[i].done == 1 && b->rx[i].done == 1, "message %d", i);
+	CHECK(st.acks[0] == 0 && st.acks[1] <= 1,
+	      "no ACK packets in 20 rounds (but maybe the last answer's): %d and %d",
+	      st.acks[0], st.acks[1]);
+	CHECK(st.blocks[0] == 20 && st.blocks[1] >= 19,
+	      "ACK blocks on the answers: %d and %d", st.blocks[0], st.blocks[1]);
+	CHECK(ectr(b->eng)->acks_piggybacked == 20 &&
+	      ectr(a->eng)->acks_piggybacked >= 19,
+	      "acks_piggybacked %llu and %llu",
+	      (unsigned long long)ectr(b->eng)->acks_piggybacked,
+	      (unsigned long long)ectr(a->eng)->acks_piggybacked);
+	CHECK(a->sends_done[SRD_COMP_OK] == 21, "sends completed: %d",
+	      a->sends_done[SRD_COMP_OK]);
+	/* The RTT samples are the network's: the wait is taken out. */
+	CHECK(a->peer->rtt.srtt_us < 100, "srtt %u us", a->peer->rtt.srtt_us);
+
+	/* Unanswered: its ACK after the wait, the next one's at once. */
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	t0 = pr->now;
+	send_one(pr, 0, 64, 7, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	took = a->last_done_us - t0;
+	CHECK(took >= c.ack_reply_wait_us && took < c.ack_reply_wait_us + 100,
+	      "completed after the wait: %llu us", (unsigned long long)took);
+	CHECK(ectr(b->eng)->ack_reply_timeouts == 1 && !b->peer->interactive,
+	      "one wait in vain, and no more waiting");
+	t0 = pr->now;
+	send_one(pr, 0, 64, 8, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	took = a->last_done_us - t0;
+	CHECK(took < 100, "then ACKed at once: %llu us", (unsigned long long)took);
+	CHECK(ectr(a->eng)->rto_expired == 0 && ectr(a->eng)->tail_probes == 0 &&
+	      ectr(b->eng)->rto_expired == 0 && ectr(b->eng)->tail_probes == 0,
+	      "no timer fired for a waiting ACK");
+
+	/*
+	 * Answers of full segments only (3 x 1024) have no room for the
+	 * block: the ACK goes alone as the answer starts, not after the wait.
+	 */
+	memset(&st, 0, sizeof(st));
+	pingpong(pr, 5, 64, &st, no_drop, NULL);
+	t0 = ectr(b->eng)->ack_reply_timeouts;
+	for (i = 0; i < 5; i++) {
+		uint64_t start = pr->now;
+		int done = a->sends_done[SRD_COMP_OK];
+
+		send_one(pr, 0, 64, 30 + i, 7);
+		while (a->sends_done[SRD_COMP_OK] == done && pp_step(pr, &st, no_drop, NULL))
+			if (b->nrx && b->rx[b->nrx - 1].done &&
+			    b->rx[b->nrx - 1].imm == 30 + (uint32_t)i) {
+				send_one(pr, 1, 3072, 40 + i, 7);
+				b->rx[b->nrx - 1].imm = 0;	/* answered */
+			}
+		CHECK(pr->now - start < 200, "request %d complete in %llu us", i,
+		      (unsigned long long)(pr->now - start));
+	}
+	CHECK(ectr(b->eng)->ack_reply_timeouts == t0, "no wait ran out");
+	pair_free(pr);
+
+	/* With the wait off, every message is ACKed on its own. */
+	c.ack_reply_wait_us = 0;
+	pr = pair_new(&c);
+	memset(&st, 0, sizeof(st));
+	pingpong(pr, 10, 64, &st, no_drop, NULL);
+	CHECK(st.acks[0] == 10 && st.acks[1] >= 9 && st.blocks[0] == 0,
+	      "ack_reply_wait_us 0: %d and %d ACK packets, %d blocks",
+	      st.acks[0], st.acks[1], st.blocks[0]);
+	pair_free(pr);
+}
+
+/* Lose the DATA packets that carry an ACK block to node @arg, once each. */
+static bool drop_blocks_once(struct pair *pr, struct qpkt *q, void *arg)
+{
+	int *left = arg;
+
+	(void)pr;
+	if (q->to == 0 && q->data[1] == SRD_WOP_DATA &&
+	    (q->data[2] & SRD_WF_DATA_HAS_ACK) && *left > 0) {
+		(*left)--;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An answer carrying the ACK is lost: both its data and the ACK come back
+ * (the sender's tail probe is ACKed at once; the answer is retransmitted),
+ * every message is delivered once and completes OK.
+ */
+static void test_lost_answer_loses_no_ack(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct pp_stats st = { 0 };
+	int drop = 3, i;
+
+	pingpong(pr, 2, 64, &st, no_drop, NULL);
+	pingpong(pr, 10, 64, &st, drop_blocks_once, &drop);
+	pair_run(pr, pr->now + 2000000, false, no_drop, NULL);
+	CHECK(drop == 0, "three answers lost");
+	CHECK(a->nrx == 12 && b->nrx == 12, "all arrived: %d %d", a->nrx, b->nrx);
+	for (i = 0; i < 12; i++)
+		CHECK(a->rx[i].done == 1 && b->rx[i].done == 1 &&
+		      rx_intact(&a->rx[i]) && rx_intact(&b->rx[i]),
+		      "message %d once and intact", i);
+	CHECK(a->sends_done[SRD_COMP_OK] == 12 && b->sends_done[SRD_COMP_OK] == 12,
+	      "all completed OK: %d %d", a->sends_done[SRD_COMP_OK],
+	      b->sends_done[SRD_COMP_OK]);
+	CHECK(ectr(b->eng)->retransmits >= 3, "the answers went again: %llu",
+	      (unsigned long long)ectr(b->eng)->retransmits);
+	pair_free(pr);
+}
+
+/*
+ * A READ's response carries the ACK of its request: the responder sends
+ * no ACK packet of its own.
+ */
+static void test_read_response_carries_ack(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *b = pr->n[1];
+	struct rdbuf *rd = rdbuf_new(512);
+	struct pp_stats st = { 0 };
+
+	send_one(pr, 0, 64, 1, 7);		/* the handshake */
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	memset(b->mem, 0x5a, 512);
+	CHECK(rdma_one(pr, 0, SRD_MSG_READ, MEM_VA, b->rkey, 512, 0, 512, rd,
+		       false) == SRD_SEND_OK, "posted");
+	while (pp_step(pr, &st, no_drop, NULL))
+		;
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2 && all_byte(rd->buf, 512, 0x5a),
+	      "read done, bytes right");
+	CHECK(st.acks[0] == 0 && st.blocks[0] == 1,
+	      "the response carried the ACK: %d ACK packets, %d blocks",
+	      st.acks[0], st.blocks[0]);
+	rdbuf_free(rd);
+	pair_free(pr);
+}
+
 /*
  * The ACKs of a window's tail are lost (a dead path the other way): a
  * tail loss probe brings an ACK within a few RTTs, not an RTO later.
@@ -2219,6 +2456,9 @@ static const struct test tests[] = {
 	{ "trace_events", test_trace_events },
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
+	{ "acks_ride_on_answers", test_acks_ride_on_answers },
+	{ "lost_answer_loses_no_ack", test_lost_answer_loses_no_ack },
+	{ "read_response_carries_ack", test_read_response_carries_ack },
 	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
 	{ "rto_blame_and_floor_cap", test_rto_blame_and_floor_cap },
 	{ "config_validate", test_config_validate },

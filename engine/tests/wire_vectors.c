@@ -48,6 +48,17 @@ static void rdma_fields(char *s, size_t n, const struct srd_pkt *p)
 		 p->rdma.rdma_len, p->rdma.rdma_offset, p->rdma.length);
 }
 
+/* The ACK block's fields, after the data's. */
+static void ack_block_fields(char *s, size_t n, const struct srd_pkt *p)
+{
+	uint32_t i;
+
+	snprintf(s, n, " ack_flags=%u ack_psn=%u ack_delay_us=%u dup_psn=%u sack=",
+		 p->ack_flags, p->ack_psn, p->ack_delay_us, p->dup_psn);
+	for (i = 0; i < sizeof(p->sack); i++)
+		snprintf(s + strlen(s), n - strlen(s), "%02x", p->sack[i]);
+}
+
 int main(void)
 {
 	uint8_t b[SRD_HDR_MAX_BYTES];
@@ -58,7 +69,7 @@ int main(void)
 		.imm_data = 0xdeadbeef, .msg_len = 3000, .offset = 2048,
 		.seg_bytes = 1024, .attempt = 3, .path = 7,
 	};
-	char f[512], g[768];
+	char f[512], g[1024];
 	uint32_t len, i;
 
 	/* UD, with and without immediate data. */
@@ -85,6 +96,28 @@ int main(void)
 	len = srd_wire_put_data(b, &p);
 	data_fields(f, sizeof(f), &p);
 	out(f, &p, 952, b, len);
+
+	/* DATA carrying an ACK block with DUP: an answer that ACKs. */
+	p.flags = SRD_WF_DATA_ACK_NOW;
+	p.msg_len = 100;
+	p.offset = 0;
+	p.imm_data = 0;
+	p.ack_flags = SRD_WF_ACK_DUP;
+	p.ack_psn = 0x01020399;
+	p.ack_delay_us = 123;
+	p.dup_psn = 0x01020377;
+	for (i = 0; i < sizeof(p.sack); i++)
+		p.sack[i] = (uint8_t)(0x11 + 13 * i);
+	len = srd_wire_put_data(b, &p);
+	len = srd_wire_put_ack_block(b, len, &p);
+	p.flags = b[2];
+	data_fields(f, sizeof(f), &p);
+	snprintf(g, sizeof(g), "%s", f);
+	ack_block_fields(g + strlen(g), sizeof(g) - strlen(g), &p);
+	out(g, &p, 100, b, len);
+	p.msg_len = 3000;
+	p.offset = 2048;
+	p.imm_data = 0xdeadbeef;
 
 	/* WRITE with immediate, retransmitted. */
 	p.flags = SRD_WF_DATA_HAS_IMM | SRD_WF_DATA_RETRANSMIT;

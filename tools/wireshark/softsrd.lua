@@ -1,9 +1,10 @@
 -- SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 --
--- softsrd: a Wireshark dissector for softsrd's wire protocol, version 2
+-- softsrd: a Wireshark dissector for softsrd's wire protocol, version 3
 -- (docs/protocol.md): UD (opcodes 1, 2) and the SRD transport (16..22),
--- every field, the flags of each opcode, and the SACK bitmap as the PSNs
--- it names.  Written from docs/protocol.md, not from the C sources.
+-- every field, the flags of each opcode, the ACK block a DATA packet may
+-- carry, and the SACK bitmap as the PSNs it names.  Written from
+-- docs/protocol.md, not from the C sources.
 --
 --   tshark -X lua_script:softsrd.lua -r capture.pcap
 --   wireshark -X lua_script:softsrd.lua
@@ -40,6 +41,7 @@ f.f_solicited = ProtoField.bool("softsrd.flags.solicited", "SOLICITED", 8, nil, 
 f.f_has_imm = ProtoField.bool("softsrd.flags.has_imm", "HAS_IMM", 8, nil, 0x02)
 f.f_retransmit = ProtoField.bool("softsrd.flags.retransmit", "RETRANSMIT", 8, nil, 0x04)
 f.f_ack_now = ProtoField.bool("softsrd.flags.ack_now", "ACK_NOW", 8, nil, 0x08)
+f.f_has_ack = ProtoField.bool("softsrd.flags.has_ack", "HAS_ACK", 8, nil, 0x10)
 f.f_dup = ProtoField.bool("softsrd.flags.dup", "DUP", 8, nil, 0x01)
 -- UD
 f.ud_dst_qpn = ProtoField.uint32("softsrd.ud.dst_qpn", "Destination QPN")
@@ -78,6 +80,10 @@ f.sack = ProtoField.bytes("softsrd.sack", "SACK bitmap")
 f.sack_psn = ProtoField.uint32("softsrd.sack_psn", "SACKed PSN")
 f.sack_count = ProtoField.uint32("softsrd.sack_count", "SACKed PSNs below ack_psn")
 f.dup_psn = ProtoField.uint32("softsrd.dup_psn", "Duplicate PSN")
+-- The ACK block of a DATA packet (flag HAS_ACK): the ACK fields above
+f.ack_block = ProtoField.bytes("softsrd.ack_block", "ACK block")
+f.ack_flags = ProtoField.uint8("softsrd.ack_flags", "ACK flags", base.HEX)
+f.ack_reserved = ProtoField.bytes("softsrd.ack_reserved", "Reserved")
 -- NAK (psn, msg_id, attempt as above)
 f.nak_reason = ProtoField.uint8("softsrd.nak_reason", "Reason", base.DEC, NAKS)
 f.nak_reserved = ProtoField.uint16("softsrd.nak_reserved", "Reserved", base.HEX)
@@ -86,7 +92,7 @@ f.extra = ProtoField.bytes("softsrd.extension", "Header bytes beyond the known f
 
 local e_short = ProtoExpert.new("softsrd.short", "Shorter than the opcode's header",
 				expert.group.MALFORMED, expert.severity.ERROR)
-local e_version = ProtoExpert.new("softsrd.version.bad", "Not version 2",
+local e_version = ProtoExpert.new("softsrd.version.bad", "Not version 3",
 				  expert.group.PROTOCOL, expert.severity.WARN)
 local e_opcode = ProtoExpert.new("softsrd.opcode.bad", "Unknown opcode",
 				 expert.group.MALFORMED, expert.severity.ERROR)
@@ -120,22 +126,24 @@ local function data_fields(t, tvb, op)
 	end
 end
 
-local function ack_fields(t, tvb)
-	local ack = tvb(12, 4):uint()
-	t:add(f.ack_psn, tvb(12, 4))
-	t:add(f.ack_delay, tvb(16, 4))
-	local st = t:add(f.sack, tvb(20, 16))
+-- ack_psn, ack_delay_us, sack and dup_psn, from offset b (an ACK's 12,
+-- or 4 into an ACK block).
+local function ack_fields(t, tvb, b)
+	local ack = tvb(b, 4):uint()
+	t:add(f.ack_psn, tvb(b, 4))
+	t:add(f.ack_delay, tvb(b + 4, 4))
+	local st = t:add(f.sack, tvb(b + 8, 16))
 	local n = 0
 	for i = 0, 127 do
-		local byte = tvb(20 + math.floor(i / 8), 1):uint()
+		local byte = tvb(b + 8 + math.floor(i / 8), 1):uint()
 		if bit.band(byte, bit.lshift(1, i % 8)) ~= 0 then
-			st:add(f.sack_psn, tvb(20 + math.floor(i / 8), 1),
+			st:add(f.sack_psn, tvb(b + 8 + math.floor(i / 8), 1),
 			       (ack - 1 - i) % 4294967296)
 			n = n + 1
 		end
 	end
-	st:add(f.sack_count, tvb(20, 16), n):set_generated()
-	t:add(f.dup_psn, tvb(36, 4))
+	st:add(f.sack_count, tvb(b + 8, 16), n):set_generated()
+	t:add(f.dup_psn, tvb(b + 24, 4))
 end
 
 function p.dissector(tvb, pinfo, tree)
@@ -149,7 +157,7 @@ function p.dissector(tvb, pinfo, tree)
 	local op = tvb(1, 1):uint()
 	local hlen = tvb(3, 1):uint() * 4
 	local vi = t:add(f.version, tvb(0, 1))
-	if ver ~= 2 then
+	if ver ~= 3 then
 		vi:add_proto_expert_info(e_version)
 	end
 	local oi = t:add(f.opcode, tvb(1, 1))
@@ -162,6 +170,8 @@ function p.dissector(tvb, pinfo, tree)
 		return len
 	end
 	pinfo.cols.info = name
+	-- The header bytes this dissector knows: the opcode's, and an ACK block.
+	local known = HDR[op]
 	if len < HDR[op] or hlen < HDR[op] or len < hlen then
 		t:add_proto_expert_info(e_short)
 		return len
@@ -182,7 +192,7 @@ function p.dissector(tvb, pinfo, tree)
 		t:add(f.dst_tag, tvb(8, 4))
 		if op == 17 then
 			fl:add(f.f_dup, tvb(2, 1))
-			ack_fields(t, tvb)
+			ack_fields(t, tvb, 12)
 			pinfo.cols.info = string.format("%s ack_psn %u", name,
 							tvb(12, 4):uint())
 		elseif op == 18 then
@@ -202,17 +212,34 @@ function p.dissector(tvb, pinfo, tree)
 			fl:add(f.f_has_imm, tvb(2, 1))
 			fl:add(f.f_retransmit, tvb(2, 1))
 			fl:add(f.f_ack_now, tvb(2, 1))
+			fl:add(f.f_has_ack, tvb(2, 1))
 			data_fields(t, tvb, op)
-			pinfo.cols.info = string.format("%s psn %u msg %u off %u/%u%s",
-							name, tvb(12, 4):uint(),
-							tvb(16, 4):uint(), tvb(44, 4):uint(),
-							tvb(40, 4):uint(),
-							bit.band(tvb(2, 1):uint(), 4) ~= 0 and
-							" [retransmit]" or "")
+			local info = string.format("%s psn %u msg %u off %u/%u%s",
+						   name, tvb(12, 4):uint(),
+						   tvb(16, 4):uint(), tvb(44, 4):uint(),
+						   tvb(40, 4):uint(),
+						   bit.band(tvb(2, 1):uint(), 4) ~= 0 and
+						   " [retransmit]" or "")
+			pinfo.cols.info = info
+			if bit.band(tvb(2, 1):uint(), 0x10) ~= 0 then
+				local b = HDR[op]
+				if hlen < b + 32 then
+					t:add_proto_expert_info(e_short)
+					return len
+				end
+				local at = t:add(f.ack_block, tvb(b, 32))
+				local af = at:add(f.ack_flags, tvb(b, 1))
+				af:add(f.f_dup, tvb(b, 1))
+				at:add(f.ack_reserved, tvb(b + 1, 3))
+				ack_fields(at, tvb, b + 4)
+				known = b + 32
+				pinfo.cols.info = string.format("%s, ack_psn %u", info,
+								tvb(b + 4, 4):uint())
+			end
 		end
 	end
-	if hlen > HDR[op] then
-		t:add(f.extra, tvb(HDR[op], hlen - HDR[op]))
+	if hlen > known then
+		t:add(f.extra, tvb(known, hlen - known))
 	end
 	if len > hlen then
 		t:add(f.payload, tvb(hlen, len - hlen))
