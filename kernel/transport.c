@@ -149,14 +149,19 @@ static void srd_os_free(void *os, void *ptr, size_t bytes)
 
 /*
  * Under kp->lock, but for a dead peer.  Lazy: a timer already queued to
- * fire no later than @deadline_us stays as it is, and one no longer
- * needed is not cancelled.
+ * fire no later than @deadline_us, and less than SRD_TIMER_LATE_SLACK_US
+ * before it, stays as it is, and one no longer needed is not cancelled.
  * Its callback then finds nothing due (the engine treats an early
  * srd_peer_on_timer() as a no-op) and the engine asks again.  The
  * deadline moves with nearly every packet (each ACK moves the RTO, and
  * an idle peer has none); this way the hrtimer, and the clock event
- * device under it, is reprogrammed about once per timeout instead.
+ * device under it, is reprogrammed about once per timeout instead.  A
+ * deadline that jumps later by more is a new exchange (a ping-pong: the
+ * wait for our answer gave way to the answer's RTO), and a timer left
+ * behind would fire once per round trip for nothing, an interrupt and a
+ * softirq dearer than the reprogramming: it is moved.
  */
+#define SRD_TIMER_LATE_SLACK_US	100
 static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 {
 	struct srd_kpeer *kp = peer_os;
@@ -166,7 +171,8 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 
 	kp->deadline_us = deadline_us;
 	if (deadline_us == SRD_NO_DEADLINE || kp->dead ||
-	    (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us))
+	    (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us &&
+	     deadline_us - kp->armed_us < SRD_TIMER_LATE_SLACK_US))
 		return;
 	kp->armed_us = deadline_us;
 	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
