@@ -6,6 +6,10 @@
  * receive refill) live in one binary heap ordered by (time, sequence);
  * peer timers in a second heap with lazy invalidation.  Nothing depends
  * on wall time or addresses, so a seed replays exactly.
+ *
+ * RDMA ("RDMA: registered memory" below): every node registers one
+ * region; WRITEs land in it and READs are answered from it, each request
+ * in a range of its own, so that the end state of every byte is known.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,9 +84,19 @@ struct sim_node {
 	uint64_t queued_bytes_hint;
 	int incarnation;
 	struct srd_counters ctr_sum;	/* of dead incarnations */
+	/* RDMA: the node's region (an MR), which outlives its restarts */
+	uint8_t *mem;
+	uint8_t *written;	/* a bit per byte: placed there by a WRITE */
+	uint64_t mem_len;
+	uint32_t *ranges;	/* requests with a range in it, by address */
+	uint32_t nranges;
+	long live_in;		/* inbound objects not yet given back */
 };
 
-enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE };
+enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS };
+
+/* How an RDMA request with EXP_BAD_ACCESS fails the responder's check. */
+enum bad_access { BAD_NONE, BAD_RKEY, BAD_BELOW, BAD_PAST_END, BAD_WRAPS };
 
 /* A message as its sender's OS posted it (engine/srd_engine.h). */
 struct srd_outbound {
@@ -101,14 +115,32 @@ struct msg_rec {
 	enum srd_comp_status status;
 	int delivered;
 	uint64_t done_us;
+	/* RDMA: what was posted (remote_addr, rkey; rdma_len = len) ... */
+	enum srd_msg_kind kind;		/* SEND, WRITE or READ */
+	bool imm;			/* WRITE with immediate data */
+	enum bad_access bad;
+	uint64_t addr;
+	uint32_t rkey;
+	uint64_t roff;			/* its range in the target's region */
+	/* ... and what became of it. */
+	uint32_t placed;		/* WRITE: bytes placed; READ: read back */
+	uint32_t chunks_done;		/* WRITE: chunks wholly placed */
+	uint32_t resps_ok;		/* READ: chunks whose response went through */
+	uint8_t *seen;			/* READ: a bit per byte read back */
 };
 
-/* A message its receiver's OS accepted (engine/srd_engine.h). */
+/*
+ * A message its receiver's OS accepted (engine/srd_engine.h): a SEND's
+ * receive, or one chunk of a WRITE's or READ's target.
+ */
 struct srd_inbound {
 	uint32_t msg;
-	uint32_t len;
-	uint8_t *buf;
+	uint32_t len;			/* this message's (an RDMA chunk's) bytes */
+	uint8_t *buf;			/* SEND */
 	int node, src;
+	enum srd_msg_kind kind;
+	uint64_t roff;			/* RDMA: its first byte in node's region */
+	bool has_recv;			/* took a receive: SEND, WRITE with imm */
 };
 
 struct sim {
@@ -246,6 +278,132 @@ static uint8_t pat(uint32_t msg, uint32_t i)
 	uint32_t x = msg * 2654435761u ^ (i >> 2) * 40503u;
 
 	return (uint8_t)(x >> ((i & 3) * 8));
+}
+
+/* pat(@msg, @i ...) for @len bytes into @dst, a word made at a time. */
+static void pat_fill(uint8_t *dst, uint32_t msg, uint32_t i, uint32_t len)
+{
+	uint32_t end = i + len, x;
+
+	while (i != end && (i & 3))
+		*dst++ = pat(msg, i++);
+	while (end - i >= 4) {
+		x = msg * 2654435761u ^ (i >> 2) * 40503u;
+		dst[0] = (uint8_t)x;
+		dst[1] = (uint8_t)(x >> 8);
+		dst[2] = (uint8_t)(x >> 16);
+		dst[3] = (uint8_t)(x >> 24);
+		dst += 4;
+		i += 4;
+	}
+	while (i != end)
+		*dst++ = pat(msg, i++);
+}
+
+/* The first of the @len bytes at @p that is not pat(@msg, @i ...), or @len. */
+static uint64_t pat_mismatch(const uint8_t *p, uint32_t msg, uint32_t i, uint64_t len)
+{
+	uint8_t want[4096];
+	uint64_t done, n, k;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < sizeof(want) ? len - done : sizeof(want);
+		pat_fill(want, msg, (uint32_t)(i + done), (uint32_t)n);
+		if (memcmp(p + done, want, n)) {
+			for (k = 0; p[done + k] == want[k]; k++)
+				;
+			return done + k;
+		}
+	}
+	return len;
+}
+
+/* --- RDMA: registered memory ----------------------------------------- */
+
+/*
+ * Every node that is the target of RDMA registers one region of the
+ * size its workload needs (nothing more: the chunked requests alone are
+ * tens of MiB), at an address of its own and with an rkey of its own,
+ * for both REMOTE_WRITE and REMOTE_READ.  It starts as the background
+ * pattern bg().  Each WRITE and READ with bytes has a range of its own in
+ * its target's region, a few bytes from the others: a WRITE's bytes must
+ * end there, each placed once, as the request's pat(); a READ's range
+ * and every gap keep the background, which is what a READ must bring
+ * back.  A bitmap of placed bytes tells a byte placed twice, and, for a
+ * failed WRITE, which of its bytes may have changed.
+ */
+#define SIM_REGION_VA(node)	((((uint64_t)(node) + 1) << 40) | 0x1000)
+#define SIM_RKEY(node)		(0x52000000u + (uint32_t)(node) * 0x10001u)
+/*
+ * Zero-length operations have no range: their address is here, plus the
+ * request's index, and their rkey bogus, since the responder must check
+ * nothing of them (IBA C9-88).  The address names the request.
+ */
+#define SIM_NOWHERE_VA		0xdead000000000000ull
+
+/* The background of @node's region is pat(bg_seed(node), offset ...). */
+static uint32_t bg_seed(int node)
+{
+	return 0xb5000000u + (uint32_t)node;
+}
+
+static const char *kind_name(const struct msg_rec *m)
+{
+	switch (m->kind) {
+	case SRD_MSG_WRITE:
+		return m->imm ? "WRITE_IMM" : "WRITE";
+	case SRD_MSG_READ:
+		return "READ";
+	default:
+		return "SEND";
+	}
+}
+
+/* The messages (chunks) the engine cuts an RDMA request of @len into. */
+static uint32_t rdma_chunks(uint32_t len)
+{
+	return len ? (len - 1) / SRD_MAX_RDMA_MSG_BYTES + 1 : 1;
+}
+
+static bool bm_test(const uint8_t *map, uint64_t i)
+{
+	return map[i / 8] & (1u << (i % 8));
+}
+
+static void bm_set(uint8_t *map, uint64_t i)
+{
+	map[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* How many of the @len bits from @i are set. */
+static uint64_t bm_count(const uint8_t *map, uint64_t i, uint64_t len)
+{
+	uint64_t n = 0, end = i + len;
+
+	while (i != end && i % 8)
+		n += bm_test(map, i++);
+	for (; end - i >= 8; i += 8)
+		n += (uint64_t)__builtin_popcount(map[i / 8]);
+	while (i != end)
+		n += bm_test(map, i++);
+	return n;
+}
+
+/* Sets the @len bits from @i, which are clear; false if one was not. */
+static bool bm_claim(uint8_t *map, uint64_t i, uint64_t len)
+{
+	uint64_t end = i + len;
+
+	if (bm_count(map, i, len))
+		return false;
+	while (i != end && i % 8)
+		bm_set(map, i++);
+	if (end - i >= 8)
+		memset(map + i / 8, 0xff, (end - i) / 8);
+	i += (end - i) / 8 * 8;
+	while (i != end)
+		bm_set(map, i++);
+	return true;
 }
 
 /* --- srd_ops --------------------------------------------------------- */
@@ -416,17 +574,30 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	struct sim *s = nd->s;
 	const struct sim_params *p = s->p;
 	struct event e = { .type = EV_SWITCH, .src = nd->id, .dst = sp->remote };
-	uint32_t msg = 0, i, copies = 1, c;
+	const struct srd_inbound *h = d->resp_src;
+	uint32_t msg = 0, copies = 1, c;
 
 	s->r->pkts_sent++;
 	if (p->forge_permille && rnd_below(&s->rng, 1000) < (uint32_t)p->forge_permille)
 		forge(s, nd->id, sp->remote);
 	if (d->out)
 		msg = d->out->idx;
-	if (d->payload_len && (msg >= s->nmsgs ||
-			       d->payload_off + d->payload_len > s->msgs[msg].len)) {
-		fail(s, "transmit outside message %u: off %u len %u", msg,
-		     d->payload_off, d->payload_len);
+	if (d->kind == SRD_MSG_READ_RESP) {
+		/* The bytes come from our region, where the READ's chunk is. */
+		if (d->out || !h || h->kind != SRD_MSG_READ || h->node != nd->id ||
+		    h->src != sp->remote ||
+		    (uint64_t)d->payload_off + d->payload_len > h->len) {
+			fail(s, "READ_RESP to %d outside its READ (msg %u): off %u len %u",
+			     sp->remote, h ? h->msg : 0, d->payload_off, d->payload_len);
+			return -1;
+		}
+		msg = h->msg;
+	} else if (h || (d->out && (msg >= s->nmsgs || d->kind != s->msgs[msg].kind)) ||
+		   (d->payload_len &&
+		    (!d->out || d->kind == SRD_MSG_READ ||
+		     (uint64_t)d->payload_off + d->payload_len > s->msgs[msg].len))) {
+		fail(s, "transmit outside message %u (kind %d): off %u len %u", msg,
+		     d->kind, d->payload_off, d->payload_len);
 		return -1;
 	}
 	if (d->path >= (uint32_t)p->n_paths) {
@@ -447,13 +618,143 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 		e.len = d->hdr_len + d->payload_len;
 		e.data = malloc(e.len);
 		memcpy(e.data, d->hdr, d->hdr_len);
-		for (i = 0; i < d->payload_len; i++)
-			e.data[d->hdr_len + i] = pat(msg, d->payload_off + i);
+		if (h && d->payload_len)
+			memcpy(e.data + d->hdr_len, nd->mem + h->roff + d->payload_off,
+			       d->payload_len);
+		else if (!h)
+			pat_fill(e.data + d->hdr_len, msg, d->payload_off, d->payload_len);
 		e.t_ns = s->now_ns + 1000ull * (path_delay_us(s, nd->id, sp->remote, d->path) +
 					       rnd_below(&s->rng, p->jitter_us + 1));
 		ev_push(s, e);
 	}
 	return 0;
+}
+
+static struct srd_inbound *in_new(struct sim_node *nd, struct sim_peer *sp,
+				  uint32_t msg, uint32_t len, enum srd_msg_kind kind)
+{
+	struct srd_inbound *h = calloc(1, sizeof(*h));
+
+	h->msg = msg;
+	h->len = len;
+	h->node = nd->id;
+	h->src = sp->remote;
+	h->kind = kind;
+	nd->live_in++;
+	return h;
+}
+
+/* @h is given back: by rx_done, rx_abort or resp_done, once. */
+static void in_end(struct sim_node *nd, struct srd_inbound *h)
+{
+	if (--nd->live_in < 0)
+		fail(nd->s, "node %d: more inbound objects given back than taken",
+		     nd->id);
+	free(h->buf);
+	free(h);
+}
+
+/* The request with its range at @roff in @nd's region, or NULL. */
+static struct msg_rec *range_find(struct sim *s, const struct sim_node *nd,
+				  uint64_t roff)
+{
+	uint32_t lo = 0, hi = nd->nranges, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->msgs[nd->ranges[mid]].roff < roff)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nd->nranges && s->msgs[nd->ranges[lo]].roff == roff)
+		return &s->msgs[nd->ranges[lo]];
+	return NULL;
+}
+
+/* The kernel's check of an rkey and range: inside the region, no wrap. */
+static bool rkey_ok(const struct sim_node *nd, const struct srd_rdma_info *r)
+{
+	uint64_t va = SIM_REGION_VA(nd->id);
+
+	return r->rkey == SIM_RKEY(nd->id) && r->remote_addr >= va &&
+	       r->remote_addr + r->rdma_len >= r->remote_addr &&
+	       r->remote_addr + r->rdma_len <= va + nd->mem_len;
+}
+
+/* The bytes of the chunk at @off of a request of @len (rdma_op.c). */
+static uint32_t chunk_len(uint32_t len, uint32_t off)
+{
+	return len - off < SRD_MAX_RDMA_MSG_BYTES ? len - off : SRD_MAX_RDMA_MSG_BYTES;
+}
+
+/*
+ * The first packet of a WRITE or READ message, one chunk of a request:
+ * the kernel's checks in the order docs/protocol.md gives ("Responder
+ * checks"; QPN and Q_Key are done), then the simulator's own: it is a
+ * chunk of a request posted to this node, as it was posted.
+ */
+static enum srd_rx_verdict rdma_begin(struct sim_node *nd, struct sim_peer *sp,
+				      const struct srd_rx_msg_info *info,
+				      struct sim_qp *qp, struct srd_inbound **in)
+{
+	const struct srd_rdma_info *r = &info->rdma;
+	struct sim *s = nd->s;
+	struct srd_inbound *h;
+	struct msg_rec *m = NULL;
+	uint32_t idx;
+
+	if (r->rdma_len && !rkey_ok(nd, r))
+		return SRD_RX_BAD_ACCESS;
+	if (r->rdma_len)
+		m = range_find(s, nd, r->remote_addr - SIM_REGION_VA(nd->id));
+	else if (r->remote_addr - SIM_NOWHERE_VA < s->nmsgs)
+		m = &s->msgs[r->remote_addr - SIM_NOWHERE_VA];
+	if (!m || m->kind == SRD_MSG_SEND) {
+		fail(s, "RDMA %s from %d at %d: addr %#llx len %u names no request to it",
+		     info->kind == SRD_MSG_READ ? "READ" : "WRITE", sp->remote, nd->id,
+		     (unsigned long long)r->remote_addr, r->rdma_len);
+		return SRD_RX_QP_ERROR;
+	}
+	idx = (uint32_t)(m - s->msgs);
+	if (m->kind != info->kind || m->src != sp->remote || m->dst != nd->id ||
+	    (uint32_t)m->src_qp + 1 != info->src_qpn ||
+	    (uint32_t)m->dst_qp + 1 != info->dst_qpn ||
+	    m->addr != r->remote_addr || m->len != r->rdma_len ||
+	    r->rdma_offset % SRD_MAX_RDMA_MSG_BYTES ||
+	    (m->len ? r->rdma_offset >= m->len : r->rdma_offset != 0) ||
+	    r->length != chunk_len(m->len, r->rdma_offset) ||
+	    info->msg_len != (info->kind == SRD_MSG_WRITE ? r->length : 0) ||
+	    info->has_imm != (m->imm && r->rdma_offset + r->length == m->len) ||
+	    (info->has_imm && info->imm_data != idx)) {
+		fail(s, "RDMA %d %d->%d: %#llx+%u, %u/%u (len %u, imm %d %u) not as %s %u",
+		     info->kind, sp->remote, nd->id, (unsigned long long)r->remote_addr,
+		     r->rdma_len, r->rdma_offset, r->length, info->msg_len,
+		     info->has_imm, info->imm_data, kind_name(m), idx);
+		return SRD_RX_QP_ERROR;
+	}
+	/*
+	 * A WRITE with imm's last chunk, the one with the immediate, starts
+	 * only once the others are in place: its receive completion says
+	 * every byte is.
+	 */
+	if (info->has_imm && m->chunks_done != rdma_chunks(m->len) - 1) {
+		fail(s, "write %u: its immediate's chunk began with %u of the other %u placed",
+		     idx, m->chunks_done, rdma_chunks(m->len) - 1);
+		return SRD_RX_QP_ERROR;
+	}
+	/* With imm it takes a receive, as a send does (its buffers unused). */
+	if (info->has_imm) {
+		if (qp->credits == 0)
+			return SRD_RX_RNR;
+		if (qp->credits > 0)
+			qp->credits--;
+	}
+	h = in_new(nd, sp, idx, r->length, info->kind);
+	h->roff = m->roff + r->rdma_offset;
+	h->has_recv = info->has_imm;
+	*in = h;
+	return SRD_RX_ACCEPT;
 }
 
 static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
@@ -467,15 +768,13 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 	struct sim_qp *qp;
 	struct msg_rec *m;
 
-	if (info->kind != SRD_MSG_SEND) {
-		fail(s, "an RDMA message, but the simulator posts none");
-		return SRD_RX_QP_ERROR;
-	}
 	if (info->dst_qpn < 1 || info->dst_qpn > (uint32_t)s->p->qps)
 		return SRD_RX_BAD_QPN;
 	if (info->qkey != 0x1000 + info->dst_qpn)
 		return SRD_RX_BAD_QKEY;
 	qp = &nd->qps[info->dst_qpn - 1];
+	if (info->kind != SRD_MSG_SEND)
+		return rdma_begin(nd, sp, info, qp, in);
 	if (qp->credits == 0)
 		return SRD_RX_RNR;
 	if (!info->has_imm || info->imm_data >= s->nmsgs) {
@@ -484,20 +783,17 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 	}
 	m = &s->msgs[info->imm_data];
 	if (m->src != sp->remote || m->dst != nd->id || m->len != info->msg_len ||
-	    (uint32_t)m->src_qp + 1 != info->src_qpn) {
-		fail(s, "msg %u arrived from %d at %d len %u, sent %d->%d len %u",
+	    (uint32_t)m->src_qp + 1 != info->src_qpn || m->kind != SRD_MSG_SEND) {
+		fail(s, "msg %u arrived from %d at %d len %u, sent %d->%d len %u kind %d",
 		     info->imm_data, sp->remote, nd->id, info->msg_len, m->src, m->dst,
-		     m->len);
+		     m->len, m->kind);
 		return SRD_RX_QP_ERROR;
 	}
 	if (qp->credits > 0)
 		qp->credits--;
-	h = calloc(1, sizeof(*h));
-	h->msg = info->imm_data;
-	h->len = info->msg_len;
+	h = in_new(nd, sp, info->imm_data, info->msg_len, SRD_MSG_SEND);
 	h->buf = malloc(info->msg_len + 1);
-	h->node = nd->id;
-	h->src = sp->remote;
+	h->has_recv = true;
 	*in = h;
 	return SRD_RX_ACCEPT;
 }
@@ -505,65 +801,176 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 static int o_rx_data(void *os, struct srd_inbound *h, uint32_t off,
 		     const uint8_t *d, uint32_t len)
 {
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
 
-	if ((uint64_t)off + len > h->len) {
-		fail(((struct sim_node *)os)->s, "rx_data outside msg %u", h->msg);
+	if ((uint64_t)off + len > h->len || h->kind == SRD_MSG_READ) {
+		fail(s, "rx_data outside msg %u: off %u len %u of %u", h->msg, off,
+		     len, h->len);
 		return 0;
 	}
-	memcpy(h->buf + off, d, len);
+	if (h->kind == SRD_MSG_SEND) {
+		memcpy(h->buf + off, d, len);
+		return 0;
+	}
+	/* A WRITE: into the region, each byte once. */
+	if (!bm_claim(nd->written, h->roff + off, len)) {
+		fail(s, "write %u: its bytes %llu..%llu placed again", h->msg,
+		     (unsigned long long)(h->roff + off - s->msgs[h->msg].roff),
+		     (unsigned long long)(h->roff + off - s->msgs[h->msg].roff + len - 1));
+		return 0;
+	}
+	memcpy(nd->mem + h->roff + off, d, len);
+	s->msgs[h->msg].placed += len;
 	return 0;
 }
 
-static void o_rx_done(void *os, struct srd_inbound *h)
+/* Message @idx was delivered, of @bytes: once. */
+static void delivered(struct sim *s, uint32_t idx, uint32_t bytes)
 {
-	struct sim *s = ((struct sim_node *)os)->s;
-	struct msg_rec *m = &s->msgs[h->msg];
-	uint32_t i;
+	struct msg_rec *m = &s->msgs[idx];
 
-	for (i = 0; i < h->len; i++) {
-		if (h->buf[i] != pat(h->msg, i)) {
-			fail(s, "msg %u corrupt at byte %u", h->msg, i);
-			break;
-		}
-	}
 	if (++m->delivered > 1)
-		fail(s, "msg %u delivered %d times", h->msg, m->delivered);
+		fail(s, "msg %u arrived %d times", idx, m->delivered);
 	s->r->delivered++;
-	s->r->bytes_delivered += h->len;
-	/* Answer it: a post, not from inside the engine's upcall. */
-	if (s->p->answer && h->msg < s->nrequests && m->delivered == 1) {
-		struct event e = { .type = EV_POST, .msg = s->nrequests + h->msg,
+	s->r->bytes_delivered += bytes;
+	/*
+	 * Answer it: a post, not from inside the engine's upcall.  Only what
+	 * completes a receive is, a SEND or a WRITE with imm: a plain WRITE
+	 * or a READ is never seen by the responder's application.
+	 */
+	if (s->p->answer && idx < s->nrequests && m->delivered == 1 &&
+	    (m->kind == SRD_MSG_SEND || m->imm)) {
+		struct event e = { .type = EV_POST, .msg = s->nrequests + idx,
 				   .t_ns = s->now_ns + 1000ull * s->p->answer_us };
 
 		s->r->answers++;
 		s->r->msgs++;
 		ev_push(s, e);
 	}
-	free(h->buf);
-	free(h);
+}
+
+static void o_rx_done(void *os, struct srd_inbound *h)
+{
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
+	struct msg_rec *m = &s->msgs[h->msg];
+	uint32_t i;
+
+	switch (h->kind) {
+	case SRD_MSG_SEND:
+		for (i = 0; i < h->len; i++) {
+			if (h->buf[i] != pat(h->msg, i)) {
+				fail(s, "msg %u corrupt at byte %u", h->msg, i);
+				break;
+			}
+		}
+		delivered(s, h->msg, h->len);
+		break;
+	case SRD_MSG_WRITE:
+		/* Delivered when its last chunk is done, every byte placed. */
+		if (++m->chunks_done < rdma_chunks(m->len))
+			break;
+		if (m->placed != m->len)
+			fail(s, "write %u: %u of its %u bytes placed when done", h->msg,
+			     m->placed, m->len);
+		delivered(s, h->msg, m->len);
+		break;
+	default:
+		fail(s, "rx_done of msg %u, a READ", h->msg);
+		break;
+	}
+	in_end(nd, h);
 }
 
 static void o_rx_abort(void *os, struct srd_inbound *h)
 {
 	struct sim_node *nd = os;
-	struct sim *s = nd->s;
+	struct sim_qp *qp = &nd->qps[nd->s->msgs[h->msg].dst_qp];
 
-	/* The receive goes back to its QP, as the kernel would re-post it. */
-	if (s->msgs[h->msg].dst_qp >= 0 && nd->qps[s->msgs[h->msg].dst_qp].credits >= 0)
-		nd->qps[s->msgs[h->msg].dst_qp].credits++;
-	free(h->buf);
-	free(h);
+	/* A receive it took goes back to its QP, as the kernel would re-post it. */
+	if (h->has_recv && qp->credits >= 0)
+		qp->credits++;
+	in_end(nd, h);
+}
+
+/*
+ * Requester: bytes of a READ's response, at @off in the request.  Each
+ * comes once, before the READ completes, and is what the responder's
+ * region holds there: the background, as nothing writes a READ's range
+ * (check_regions() makes sure of that at the end).
+ */
+static void o_read_data(void *os, struct srd_outbound *out, uint32_t off,
+			const uint8_t *d, uint32_t len)
+{
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
+	struct msg_rec *m = out->idx < s->nmsgs ? &s->msgs[out->idx] : NULL;
+	uint64_t bad;
+
+	if (!m || m->kind != SRD_MSG_READ || m->src != nd->id || m->done ||
+	    (uint64_t)off + len > m->len) {
+		fail(s, "read_data at %d outside msg %u: off %u len %u", nd->id,
+		     out->idx, off, len);
+		return;
+	}
+	if (!bm_claim(m->seen, off, len)) {
+		fail(s, "read %u: its bytes %u..%u came back again", out->idx, off,
+		     off + len - 1);
+		return;
+	}
+	bad = pat_mismatch(d, bg_seed(m->dst), (uint32_t)(m->roff + off), len);
+	if (bad < len) {
+		fail(s, "read %u (%d<-%d, %u bytes) byte %llu is %#x, responder has %#x",
+		     out->idx, m->src, m->dst, m->len,
+		     (unsigned long long)(off + bad), d[bad],
+		     pat(bg_seed(m->dst), (uint32_t)(m->roff + off + bad)));
+		return;
+	}
+	m->placed += len;
+}
+
+/* Responder: the response to a READ's chunk is over, as its sender saw it. */
+static void o_resp_done(void *os, struct srd_inbound *h, enum srd_comp_status st)
+{
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
+	struct msg_rec *m = &s->msgs[h->msg];
+
+	if (h->kind != SRD_MSG_READ)
+		fail(s, "resp_done of msg %u, not a READ", h->msg);
+	else if (st == SRD_COMP_OK && ++m->resps_ok > rdma_chunks(m->len))
+		fail(s, "read %u: %u responses went through for its %u chunks", h->msg,
+		     m->resps_ok, rdma_chunks(m->len));
+	in_end(nd, h);
+}
+
+/* An RDMA request completed OK: count it by kind. */
+static void rdma_ok(struct sim *s, const struct msg_rec *m)
+{
+	if (m->kind == SRD_MSG_SEND)
+		return;
+	if (m->kind == SRD_MSG_READ)
+		s->r->rdma_reads_ok++;
+	else if (m->imm)
+		s->r->rdma_writes_imm_ok++;
+	else
+		s->r->rdma_writes_ok++;
+	if (m->len > SRD_MAX_RDMA_MSG_BYTES)
+		s->r->rdma_chunked_ok++;
+	s->r->rdma_bytes += m->len;
 }
 
 static void o_send_done(void *os, struct srd_outbound *out,
 			enum srd_comp_status st)
 {
-	struct sim *s = ((struct sim_node *)os)->s;
+	struct sim_node *nd = os;
+	struct sim *s = nd->s;
 	uint32_t idx = out->idx;
 	struct msg_rec *m;
 
-	if (idx >= s->nmsgs) {
-		fail(s, "completion for an unknown message");
+	if (idx >= s->nmsgs || s->msgs[idx].src != nd->id) {
+		fail(s, "completion at %d for an unknown message", nd->id);
 		return;
 	}
 	m = &s->msgs[idx];
@@ -579,9 +986,17 @@ static void o_send_done(void *os, struct srd_outbound *out,
 		s->r->ok_sends++;
 		if (m->done_us > s->r->last_ok_completion_us)
 			s->r->last_ok_completion_us = m->done_us;
+		/* A READ is delivered when its response is wholly placed. */
+		if (m->kind == SRD_MSG_READ) {
+			if (m->placed != m->len)
+				fail(s, "read %u completed OK with %u of its %u bytes",
+				     idx, m->placed, m->len);
+			delivered(s, idx, m->len);
+		}
 		if (m->delivered != 1)
 			fail(s, "msg %u completed OK but delivered %d times", idx,
 			     m->delivered);
+		rdma_ok(s, m);
 	} else {
 		s->r->failed_sends++;
 	}
@@ -591,7 +1006,8 @@ static const struct srd_ops sim_ops = {
 	.now_us = o_now, .random_u32 = o_rand, .alloc = o_alloc, .free = o_free,
 	.timer_set = o_timer, .transmit = o_tx, .rx_begin = o_rx_begin,
 	.rx_data = o_rx_data, .rx_done = o_rx_done, .rx_abort = o_rx_abort,
-	.send_done = o_send_done,
+	.send_done = o_send_done, .read_data = o_read_data,
+	.resp_done = o_resp_done,
 };
 
 /* --- nodes ----------------------------------------------------------- */
@@ -646,6 +1062,106 @@ static void node_down(struct sim *s, struct sim_node *nd)
 
 /* --- workload -------------------------------------------------------- */
 
+/*
+ * Message @m of the workload becomes RDMA: a WRITE, a WRITE with imm or
+ * a READ of the size drawn for it, or now and then of none.
+ */
+static void rdma_pick(struct sim *s, struct msg_rec *m)
+{
+	uint32_t k = rnd_below(&s->rng, 3);
+
+	m->kind = k == 2 ? SRD_MSG_READ : SRD_MSG_WRITE;
+	m->imm = k == 1;
+	if (!rnd_below(&s->rng, 50))
+		m->len = 0;
+}
+
+/* Message @n + @i: the answer to message @i, if it arrives. */
+static void make_answer(struct sim *s, uint32_t n, uint32_t i)
+{
+	struct msg_rec *m = &s->msgs[i], *an = &s->msgs[n + i];
+
+	an->out.idx = n + i;
+	an->is_answer = true;
+	an->src = m->dst;
+	an->dst = m->src;
+	an->src_qp = m->dst_qp;
+	an->dst_qp = m->src_qp;
+	an->len = 1 + rnd_below(&s->rng, 256);
+	an->rnr_retry = 7;
+	/* Answers go to QPs that may run out of receives. */
+	an->expect = an->dst_qp == s->p->rnr_qp ? EXP_RNR_MAYBE : EXP_OK;
+}
+
+/*
+ * Every RDMA request with bytes gets its range in its target's region,
+ * in the order of the requests, 0 to 63 bytes after the one before (odd
+ * addresses, and gaps that must stay untouched); then each region is
+ * made, of just the size its ranges need.  The requests that must fail
+ * the rkey check get their address and rkey last, against those sizes.
+ */
+static void rdma_layout(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	struct sim_node *nd;
+	struct msg_rec *m;
+	uint64_t va;
+	uint32_t k;
+	int a;
+
+	for (a = 0; a < p->nodes; a++)
+		s->nodes[a].ranges = calloc(s->nrequests + 1, sizeof(uint32_t));
+	for (k = 0; k < s->nrequests; k++) {
+		m = &s->msgs[k];
+		if (m->kind == SRD_MSG_SEND || m->bad != BAD_NONE)
+			continue;
+		if (!m->len) {
+			m->addr = SIM_NOWHERE_VA + k;
+			m->rkey = (uint32_t)splitmix(&s->rng);
+			continue;
+		}
+		nd = &s->nodes[m->dst];
+		m->roff = nd->mem_len + rnd_below(&s->rng, 64);
+		nd->mem_len = m->roff + m->len;
+		m->addr = SIM_REGION_VA(m->dst) + m->roff;
+		m->rkey = SIM_RKEY(m->dst);
+		nd->ranges[nd->nranges++] = k;
+	}
+	for (a = 0; a < p->nodes; a++) {
+		nd = &s->nodes[a];
+		if (!nd->mem_len)
+			continue;
+		nd->mem = malloc(nd->mem_len);
+		nd->written = calloc(nd->mem_len / 8 + 1, 1);
+		pat_fill(nd->mem, bg_seed(a), 0, (uint32_t)nd->mem_len);
+	}
+	for (k = 0; k < s->nrequests; k++) {
+		m = &s->msgs[k];
+		va = SIM_REGION_VA(m->dst);
+		switch (m->bad) {
+		case BAD_NONE:
+			break;
+		case BAD_RKEY:
+			/* Another node's: the right address, but not its region. */
+			m->rkey = SIM_RKEY((m->dst + 1) % p->nodes);
+			m->addr = va;
+			break;
+		case BAD_BELOW:
+			m->rkey = SIM_RKEY(m->dst);
+			m->addr = va - 1 - rnd_below(&s->rng, m->len);
+			break;
+		case BAD_PAST_END:
+			m->rkey = SIM_RKEY(m->dst);
+			m->addr = va + s->nodes[m->dst].mem_len - rnd_below(&s->rng, m->len);
+			break;
+		case BAD_WRAPS:
+			m->rkey = SIM_RKEY(m->dst);
+			m->addr = ~0ull - rnd_below(&s->rng, m->len);
+			break;
+		}
+	}
+}
+
 static void make_workload(struct sim *s)
 {
 	const struct sim_params *p = s->p;
@@ -655,6 +1171,7 @@ static void make_workload(struct sim *s)
 	for (a = 0; a < p->nodes; a++)
 		if (p->incast_to < 0 || a != p->incast_to)
 			n += p->msgs_per_node;
+	n += p->rdma_big_ops;
 	/* With answers, message n + i answers message i, if it arrives. */
 	s->msgs = calloc(p->answer ? 2 * n : n, sizeof(*s->msgs));
 	s->nmsgs = p->answer ? 2 * n : n;
@@ -681,32 +1198,58 @@ static void make_workload(struct sim *s)
 				m->len = rnd_below(&s->rng, 3 * p->seg_bytes);
 			m->rnr_retry = 7;
 			m->expect = EXP_OK;
+			/* Drawn only with RDMA on: runs without it stay as they were. */
+			if (p->rdma_pct && (int)rnd_below(&s->rng, 100) < p->rdma_pct)
+				rdma_pick(s, m);
 			if (roll < (uint32_t)p->bad_dst_permille) {
 				m->expect = EXP_BAD_QPN;
 			} else if (roll < (uint32_t)(p->bad_dst_permille + p->bad_qkey_permille)) {
 				m->expect = EXP_BAD_QKEY;
+			} else if (m->kind != SRD_MSG_SEND && m->len && p->bad_rkey_permille &&
+				   rnd_below(&s->rng, 1000) < (uint32_t)p->bad_rkey_permille) {
+				m->expect = EXP_BAD_ACCESS;
+				m->bad = (enum bad_access)(BAD_RKEY + rnd_below(&s->rng, 4));
 			} else if (m->dst_qp == p->rnr_qp) {
 				m->rnr_retry = (uint8_t)rnd_below(&s->rng, 8);
-				m->expect = EXP_RNR_MAYBE;
+				/* What takes no receive must never meet RNR. */
+				m->expect = m->kind == SRD_MSG_SEND || m->imm ? EXP_RNR_MAYBE :
+					    EXP_OK;
 			}
 			e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
 			ev_push(s, e);
-			if (p->answer) {
-				struct msg_rec *an = &s->msgs[n + i];
-
-				an->out.idx = n + i;
-				an->is_answer = true;
-				an->src = m->dst;
-				an->dst = m->src;
-				an->src_qp = m->dst_qp;
-				an->dst_qp = m->src_qp;
-				an->len = 1 + rnd_below(&s->rng, 256);
-				an->rnr_retry = 7;
-				/* Answers go to QPs that may run out of receives. */
-				an->expect = an->dst_qp == p->rnr_qp ? EXP_RNR_MAYBE : EXP_OK;
-			}
+			if (p->answer)
+				make_answer(s, n, i);
 		}
 	}
+	/* The chunked ones: node k to node k + 1, a WRITE with imm, a READ, ... */
+	for (k = 0; k < p->rdma_big_ops; k++, i++) {
+		struct msg_rec *m = &s->msgs[i];
+		struct event e = { .type = EV_POST, .msg = i };
+
+		m->out.idx = i;
+		m->src = k % p->nodes;
+		m->dst = (k + 1) % p->nodes;
+		m->src_qp = (int)rnd_below(&s->rng, p->qps);
+		m->dst_qp = (int)rnd_below(&s->rng, p->qps);
+		m->kind = k % 2 ? SRD_MSG_READ : SRD_MSG_WRITE;
+		m->imm = !(k % 2);
+		/* Two chunks, the second of 1 byte to 1 MiB: memory is dear here. */
+		m->len = SRD_MAX_RDMA_MSG_BYTES + 1 + rnd_below(&s->rng, 1u << 20);
+		m->rnr_retry = 7;
+		m->expect = EXP_OK;
+		e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
+		ev_push(s, e);
+		if (p->answer)
+			make_answer(s, n, i);
+	}
+	for (i = 0; i < n; i++) {
+		if (s->msgs[i].kind != SRD_MSG_SEND)
+			s->r->rdma_msgs++;
+		if (s->msgs[i].expect == EXP_BAD_ACCESS)
+			s->r->rdma_bad_access++;
+	}
+	if (s->r->rdma_msgs)
+		rdma_layout(s);
 	s->r->msgs = n;
 }
 
@@ -722,6 +1265,17 @@ static void post(struct sim *s, uint32_t idx)
 	};
 	int rc;
 
+	if (m->kind != SRD_MSG_SEND) {
+		req.kind = m->kind;
+		req.has_imm = m->imm;
+		req.len = m->kind == SRD_MSG_WRITE ? m->len : 0;
+		req.rdma.remote_addr = m->addr;
+		req.rdma.rkey = m->rkey;
+		req.rdma.rdma_len = m->len;
+		req.rdma.length = m->len;
+	}
+	if (m->kind == SRD_MSG_READ)
+		m->seen = calloc(m->len / 8 + 1, 1);
 	if (m->expect == EXP_BAD_QPN)
 		req.dst_qpn = s->p->qps + 7;
 	if (m->expect == EXP_BAD_QKEY)
@@ -766,6 +1320,64 @@ static void deliver(struct sim *s, struct event *e)
 	free(e->data);
 }
 
+/*
+ * Every region at the end: a WRITE's range holds its bytes where they
+ * were placed, every one if it completed OK, and the background where
+ * not; a READ's range and the gaps hold the background, untouched.
+ */
+static void check_regions(struct sim *s)
+{
+	struct sim_node *nd;
+	struct msg_rec *m;
+	uint64_t pos, end, i, o, placed;
+	uint32_t k, idx;
+	bool w;
+	int a;
+
+	for (a = 0; a < s->p->nodes && !s->failed; a++) {
+		nd = &s->nodes[a];
+		pos = 0;
+		for (k = 0; k <= nd->nranges && !s->failed; k++) {
+			m = k < nd->nranges ? &s->msgs[nd->ranges[k]] : NULL;
+			end = m ? m->roff : nd->mem_len;
+			i = pat_mismatch(nd->mem + pos, bg_seed(a), (uint32_t)pos, end - pos);
+			if (i < end - pos || bm_count(nd->written, pos, end - pos)) {
+				fail(s, "node %d: region bytes %llu..%llu (no range) written",
+				     a, (unsigned long long)pos,
+				     (unsigned long long)end - 1);
+				break;
+			}
+			if (!m)
+				break;
+			idx = nd->ranges[k];
+			pos = m->roff + m->len;
+			placed = bm_count(nd->written, m->roff, m->len);
+			if (m->kind == SRD_MSG_WRITE && placed == m->len)
+				i = pat_mismatch(nd->mem + m->roff, idx, 0, m->len);
+			else if (!placed && (m->kind != SRD_MSG_WRITE ||
+					     m->status != SRD_COMP_OK))
+				i = pat_mismatch(nd->mem + m->roff, bg_seed(a),
+						 (uint32_t)m->roff, m->len);
+			else if (m->kind != SRD_MSG_WRITE || m->status == SRD_COMP_OK)
+				i = 0;
+			else
+				/* A WRITE that failed part way: byte by byte. */
+				for (i = 0, o = m->roff; i < m->len; i++, o++) {
+					w = bm_test(nd->written, o);
+					if (nd->mem[o] != (w ? pat(idx, (uint32_t)i) :
+							   pat(bg_seed(a), (uint32_t)o)))
+						break;
+				}
+			if (i < m->len)
+				fail(s, "%s %u (%d->%d, %u B, %s, %llu in): byte %llu at %d: %#x",
+				     kind_name(m), idx, m->src, m->dst,
+				     m->len, srd_comp_status_name(m->status),
+				     (unsigned long long)placed, (unsigned long long)i, a,
+				     nd->mem[m->roff + i]);
+		}
+	}
+}
+
 static void check_outcomes(struct sim *s)
 {
 	const struct sim_params *p = s->p;
@@ -799,6 +1411,9 @@ static void check_outcomes(struct sim *s)
 		case EXP_BAD_QKEY:
 			ok = m->status == SRD_COMP_BAD_QKEY;
 			break;
+		case EXP_BAD_ACCESS:
+			ok = m->status == SRD_COMP_REMOTE_ACCESS;
+			break;
 		default:
 			ok = m->status == SRD_COMP_OK ||
 			     (m->status == SRD_COMP_RNR_RETRY_EXC && m->rnr_retry < 7);
@@ -811,12 +1426,23 @@ static void check_outcomes(struct sim *s)
 		if (!ok && outage_involved)
 			ok = m->status == SRD_COMP_UNRESP_REMOTE;
 		if (!ok)
-			fail(s, "msg %u (%d->%d qp %d->%d, %u bytes, expect %d) completed %s",
-			     i, m->src, m->dst, m->src_qp, m->dst_qp, m->len, m->expect,
-			     srd_comp_status_name(m->status));
+			fail(s, "msg %u (%s %d->%d qp %d->%d, %u bytes, expect %d) completed %s",
+			     i, kind_name(m), m->src, m->dst, m->src_qp, m->dst_qp, m->len,
+			     m->expect, srd_comp_status_name(m->status));
+		/*
+		 * The responder of a READ that went through saw each chunk's
+		 * response through too, unless the two lost touch after it.
+		 */
+		if (m->kind == SRD_MSG_READ && m->status == SRD_COMP_OK &&
+		    !restart_involved && !outage_involved &&
+		    m->resps_ok != rdma_chunks(m->len))
+			fail(s, "read %u OK, but its responder saw %u of %u responses",
+			     i, m->resps_ok, rdma_chunks(m->len));
 		if (m->status != SRD_COMP_OK && m->expect != EXP_OK)
 			s->r->expected_fail++;
 	}
+	if (!s->failed)
+		check_regions(s);
 }
 
 void sim_default_params(struct sim_params *p)
@@ -847,6 +1473,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 {
 	uint64_t same_time_fires = 0;
 	struct sim s;
+	uint32_t k;
 	int a, q;
 
 	memset(r, 0, sizeof(*r));
@@ -980,8 +1607,18 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->stale_drops += nd->ctr_sum.rx_drop_stale_epoch;
 		r->acks_piggybacked += nd->ctr_sum.acks_piggybacked;
 		r->ack_reply_timeouts += nd->ctr_sum.ack_reply_timeouts;
+		r->rdma_writes_in += nd->ctr_sum.rdma_writes_in;
+		r->rdma_reads_in += nd->ctr_sum.rdma_reads_in;
+		r->rdma_access_naks += nd->ctr_sum.rdma_access_naks;
+		/* Destroyed, the engine gave back every inbound object. */
+		if (nd->live_in)
+			fail(&s, "node %d: %ld inbound objects never given back", a,
+			     nd->live_in);
 		free(nd->peers);
 		free(nd->qps);
+		free(nd->mem);
+		free(nd->written);
+		free(nd->ranges);
 	}
 	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
 		fail(&s, "peak %zu bytes per node above the bound %zu",
@@ -995,6 +1632,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	free(s.events.v);
 	free(s.timers.v);
 	free(s.nodes);
+	for (k = 0; k < s.nmsgs; k++)
+		free(s.msgs[k].seen);
 	free(s.msgs);
 	r->ok = !s.failed;
 }

@@ -7,6 +7,10 @@
  * every destination has a downlink of finite rate with a drop-tail
  * buffer, so congestion and incast are real.  Time, randomness and
  * allocation go through struct srd_ops; the same seed gives the same run.
+ *
+ * The workload mixes sends with RDMA (rdma_pct): WRITE, WRITE with
+ * immediate data and READ, into and out of a region every node registers
+ * (sim.c, "RDMA"), some of them longer than one message (rdma_big_ops).
  */
 #ifndef SRD_SIM_H
 #define SRD_SIM_H
@@ -34,6 +38,16 @@ struct sim_params {
 	uint32_t restart_at_us;
 	int bad_dst_permille;		/* sends to a QPN that does not exist */
 	int bad_qkey_permille;
+	/*
+	 * RDMA: this % of the messages are WRITE, WRITE with imm or READ (a
+	 * third each) of the same sizes as sends (1 in 50 of none); of those,
+	 * bad_rkey_permille name a bad rkey or range.  rdma_big_ops more
+	 * requests, alternately WRITE with imm and READ, of 16 to 17 MiB:
+	 * two chunks each (SRD_MAX_RDMA_MSG_BYTES), unscaled by --scale.
+	 */
+	int rdma_pct;
+	int bad_rkey_permille;
+	int rdma_big_ops;
 	int rnr_qp;			/* this QP index has few receives; -1 none */
 	uint32_t rnr_refill_us;
 	int incast_to;			/* >= 0: every other node sends only to it */
@@ -44,9 +58,10 @@ struct sim_params {
 	uint32_t rto_retries_max;	/* 0: engine default */
 	uint64_t time_limit_us;
 	/*
-	 * Every delivered message is answered: its receiver posts a short
-	 * message back (the same QPs), answer_us after the delivery, as an
-	 * RPC server does.  The answers are checked as the others are.
+	 * Every delivered message that completes a receive (a SEND, a WRITE
+	 * with imm) is answered: its receiver posts a short message back
+	 * (the same QPs), answer_us after the delivery, as an RPC server
+	 * does.  The answers are checked as the others are.
 	 */
 	bool answer;
 	uint32_t answer_us;
@@ -70,6 +85,16 @@ struct sim_result {
 	uint64_t last_ok_completion_us;
 	size_t peak_bytes_per_node, bound_bytes_per_node;
 	uint64_t max_queue_bytes;
+	/*
+	 * RDMA requests posted (counted in msgs), those with a bad rkey or
+	 * range, and what completed OK of each kind.
+	 */
+	uint64_t rdma_msgs, rdma_bad_access;
+	uint64_t rdma_writes_ok, rdma_writes_imm_ok, rdma_reads_ok;
+	uint64_t rdma_chunked_ok;	/* of more than SRD_MAX_RDMA_MSG_BYTES */
+	uint64_t rdma_bytes;		/* written and read, by those */
+	/* The engines' counters of the same. */
+	uint64_t rdma_writes_in, rdma_reads_in, rdma_access_naks;
 };
 
 void sim_default_params(struct sim_params *p);

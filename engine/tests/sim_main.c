@@ -8,9 +8,14 @@
  * Every scenario runs twice: as it is, and as NAME_answered, where every
  * delivered message is answered at once (sim_params.answer), so that
  * ACKs ride on the answers and wait for them (docs/protocol.md,
- * "Receiver") under the scenario's losses.
+ * "Receiver") under the scenario's losses.  Only what completes a
+ * receive is answered: SENDs and WRITEs with imm, not plain WRITEs or READs.
  *   sim --seeds K --scale S          K seeds per scenario, S x the messages
  *   sim --list
+ *
+ * Most scenarios mix RDMA into the workload (sim_params.rdma_pct): each of
+ * them must see WRITEs, WRITEs with imm and READs go through, and their
+ * engines count them (check_rdma).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,7 @@ static void sc_basic(struct sim_params *p)
 {
 	p->nodes = 4;
 	p->qps = 4;
+	p->rdma_pct = 30;
 }
 
 static void sc_lossy(struct sim_params *p)
@@ -45,6 +51,8 @@ static void sc_lossy(struct sim_params *p)
 	p->bad_qkey_permille = 10;
 	p->rnr_qp = 2;
 	p->rnr_refill_us = 300;
+	p->rdma_pct = 30;
+	p->bad_rkey_permille = 30;
 }
 
 static void sc_blackhole(struct sim_params *p)
@@ -53,6 +61,7 @@ static void sc_blackhole(struct sim_params *p)
 	p->n_paths = 8;
 	p->blackhole_paths = 3;		/* 3 of 8 paths lost for good */
 	p->msgs_per_node = 300;
+	p->rdma_pct = 30;
 }
 
 static void sc_restart(struct sim_params *p)
@@ -61,6 +70,7 @@ static void sc_restart(struct sim_params *p)
 	p->loss_permille = 10;
 	p->restart_node = 2;
 	p->restart_at_us = 8000;
+	p->rdma_pct = 30;
 }
 
 static void sc_outage_within_budget(struct sim_params *p)
@@ -70,6 +80,7 @@ static void sc_outage_within_budget(struct sim_params *p)
 	p->outage_b = 1;
 	p->outage_from_us = 5000;
 	p->outage_len_us = 100000;	/* 0.1 s: inside the ~1.3 s budget */
+	p->rdma_pct = 30;
 }
 
 static void sc_outage_beyond_budget(struct sim_params *p)
@@ -82,6 +93,7 @@ static void sc_outage_beyond_budget(struct sim_params *p)
 	p->post_window_us = 6000000;	/* posts before, during and after */
 	p->msgs_per_node = 100;
 	p->rto_retries_max = 8;
+	p->rdma_pct = 30;
 }
 
 static void sc_incast(struct sim_params *p)
@@ -155,6 +167,25 @@ static void sc_forger(struct sim_params *p)
 	p->qps = 3;
 	p->loss_permille = 10;
 	p->forge_permille = 500;	/* one forged packet per two real ones */
+	p->rdma_pct = 30;
+}
+
+/*
+ * RDMA requests longer than one message, cut into chunks, under loss: a
+ * WRITE with imm (its last chunk held back until the first is placed)
+ * and a READ, of 16 to 17 MiB, among a workload half RDMA.  Two chunks
+ * each keeps the regions, sized to what is asked of them, near 34 MiB.
+ */
+static void sc_rdma_chunked(struct sim_params *p)
+{
+	p->nodes = 3;
+	p->qps = 2;
+	p->msgs_per_node = 100;
+	p->rdma_pct = 50;
+	p->rdma_big_ops = 2;
+	p->loss_permille = 10;
+	p->dup_permille = 5;
+	p->jitter_us = 20;
 }
 
 static bool check_forger(const struct sim_params *p, const struct sim_result *r,
@@ -170,6 +201,39 @@ static bool check_forger(const struct sim_params *p, const struct sim_result *r,
 		snprintf(why, n, "forged packets caused %llu restarts, %llu failed sends",
 			 (unsigned long long)r->peer_restarts,
 			 (unsigned long long)r->failed_sends);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * RDMA went through, of every kind, and the engines counted it (each
+ * chunk is a message of its own there); bad rkeys were refused; the
+ * chunked requests all completed OK.
+ */
+static bool check_rdma(const struct sim_params *p, const struct sim_result *r,
+		       char *why, size_t n)
+{
+	if (!r->rdma_writes_ok || !r->rdma_writes_imm_ok || !r->rdma_reads_ok ||
+	    r->rdma_writes_in < r->rdma_writes_ok + r->rdma_writes_imm_ok ||
+	    r->rdma_reads_in < r->rdma_reads_ok) {
+		snprintf(why, n, "RDMA OK: %llu writes, %llu with imm, %llu reads; "
+			 "the engines placed %llu writes, answered %llu reads",
+			 (unsigned long long)r->rdma_writes_ok,
+			 (unsigned long long)r->rdma_writes_imm_ok,
+			 (unsigned long long)r->rdma_reads_ok,
+			 (unsigned long long)r->rdma_writes_in,
+			 (unsigned long long)r->rdma_reads_in);
+		return false;
+	}
+	if (r->rdma_bad_access && !r->rdma_access_naks) {
+		snprintf(why, n, "none of %llu bad rkeys or ranges was refused",
+			 (unsigned long long)r->rdma_bad_access);
+		return false;
+	}
+	if (r->rdma_chunked_ok != (uint64_t)p->rdma_big_ops) {
+		snprintf(why, n, "%llu of %d chunked RDMA requests completed OK",
+			 (unsigned long long)r->rdma_chunked_ok, p->rdma_big_ops);
 		return false;
 	}
 	return true;
@@ -198,21 +262,25 @@ static bool check_paths(const struct sim_params *p, const struct sim_result *r,
 }
 
 static const struct scenario scenarios[] = {
-	{ "basic", "4 nodes x 4 QPs, 16 paths, clean network", sc_basic, NULL },
-	{ "lossy", "6 nodes, 2% loss, 1% dup, jitter, 1 dead path, bad QPN/qkey, RNR",
+	{ "basic", "4 nodes x 4 QPs, 16 paths, clean network, 30% RDMA", sc_basic, NULL },
+	{ "lossy", "6 nodes, 2%/1% loss/dup, jitter, a dead path, bad QPN/qkey/rkey, RNR, 30% RDMA",
 	  sc_lossy, check_paths },
-	{ "blackhole", "3 of 8 paths black-holed for good", sc_blackhole, check_paths },
-	{ "restart", "node 2 restarts mid-run, 1% loss", sc_restart, check_restart },
-	{ "outage_within_budget", "all paths 0<->1 down for 0.1 s", sc_outage_within_budget,
-	  NULL },
-	{ "outage_beyond_budget", "all paths 0<->1 down for 3 s", sc_outage_beyond_budget,
-	  check_outage_beyond },
+	{ "blackhole", "3 of 8 paths black-holed for good, 30% RDMA", sc_blackhole,
+	  check_paths },
+	{ "restart", "node 2 restarts mid-run, 1% loss, 30% RDMA", sc_restart,
+	  check_restart },
+	{ "outage_within_budget", "all paths 0<->1 down for 0.1 s, 30% RDMA",
+	  sc_outage_within_budget, NULL },
+	{ "outage_beyond_budget", "all paths 0<->1 down for 3 s, 30% RDMA",
+	  sc_outage_beyond_budget, check_outage_beyond },
 	{ "incast_8_to_1", "8 senders x 24 x ~240 KB into one 10 Gb/s downlink", sc_incast,
 	  check_incast },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
-	{ "forger", "4 nodes, 1% loss, an off-path forger: 1 forged per 2 real packets",
+	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
 	  sc_forger, check_forger },
+	{ "rdma_chunked", "WRITE with imm and READ of 16-17 MiB (2 chunks), 50% RDMA, 1% loss",
+	  sc_rdma_chunked, NULL },
 };
 
 #define NSC (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -250,7 +318,8 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	sim_run(&p, &r);
 	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	ok = r.ok && (!sc->extra_check || sc->extra_check(&p, &r, why, sizeof(why))) &&
-	     (!answer || check_answered(&r, why, sizeof(why)));
+	     (!answer || check_answered(&r, why, sizeof(why))) &&
+	     (!r.rdma_msgs || check_rdma(&p, &r, why, sizeof(why)));
 	printf("# %s seed %llu: %llu msgs, %llu delivered, %llu ok, %llu failed "
 	       "(%llu expected), sim %llu us, %llu events, %.2f s\n",
 	       name, (unsigned long long)seed, (unsigned long long)r.msgs,
@@ -272,6 +341,21 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
 	       (unsigned long long)r.stale_drops, (unsigned long long)r.forged,
 	       r.peak_bytes_per_node, r.bound_bytes_per_node);
+	if (r.rdma_msgs) {
+		printf("#   rdma %llu (%llu bad access): OK %llu writes, %llu with imm, ",
+		       (unsigned long long)r.rdma_msgs,
+		       (unsigned long long)r.rdma_bad_access,
+		       (unsigned long long)r.rdma_writes_ok,
+		       (unsigned long long)r.rdma_writes_imm_ok);
+		printf("%llu reads, %llu chunked, %llu bytes; ",
+		       (unsigned long long)r.rdma_reads_ok,
+		       (unsigned long long)r.rdma_chunked_ok,
+		       (unsigned long long)r.rdma_bytes);
+		printf("engines: %llu writes in, %llu reads in, %llu access NAKs\n",
+		       (unsigned long long)r.rdma_writes_in,
+		       (unsigned long long)r.rdma_reads_in,
+		       (unsigned long long)r.rdma_access_naks);
+	}
 	if (answer)
 		printf("#   answers %llu, ACKs on them %llu, waits in vain %llu\n",
 		       (unsigned long long)r.answers,
