@@ -38,11 +38,13 @@ says() {
 
 # restart_b: b's srd device deleted and made again on the same netdev.
 restart_b() {
+	local t0=$SECONDS
 	try rdma link del "$DEV_B" || fail "rdma link del $DEV_B"
 	srd_link_gone "$DEV_B" || fail "$DEV_B still there after rdma link del"
 	try ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb ||
 		fail "rdma link add $DEV_B again"
 	wait_for "$DEV_B again has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP_B)"
+	echo "$DEV_B restarted in $((SECONDS - t0)) s"
 }
 
 dmesg_mark
