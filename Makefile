@@ -22,7 +22,9 @@
 #   make fuzz       libFuzzer on the engine's receive path (FUZZ_SECONDS=300)
 #   make bench      raw UDP, rxe and softsrd between two guests (KVER=...,
 #                   default 6.1); BENCH_QUICK=1 for the smoke-test subset,
-#                   BENCH_ONLY='srd-lat-* *-lat-64' for some rows only
+#                   BENCH_ONLY='srd-lat-* *-lat-64' for some rows only,
+#                   BENCH_PARAMS='ack_reply_wait_us=0' to set rdma_srd's
+#                   module parameters in both guests
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -145,9 +147,11 @@ vm-shell: all
 
 BENCH_QUICK ?=
 BENCH_ONLY ?=
+BENCH_PARAMS ?=
 bench: all
 	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick) \
-		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
+		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') \
+		$(foreach p,$(BENCH_PARAMS),--param $(p))
 
 install: all
 	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)" "$(VERSION)"

@@ -66,6 +66,10 @@ setup() {
 	pp ip addr add "$ip/24" dev "$IF"
 	pp ip link set "$IF" up
 	pp ip link set lo up
+	# bench.sh --param: module parameters, before srd0 takes them.
+	for p in ${SRD_PARAMS:-}; do
+		pp sh -c "echo '${p#*=}' >/sys/module/rdma_srd/parameters/${p%%=*}"
+	done
 	# srd0 first: its MTU is read before rxe0 exists (see rxe_blocks_srd).
 	pp rdma link add srd0 type srd netdev "$IF"
 	wait_for "srd0 ACTIVE" 20 port_active srd0

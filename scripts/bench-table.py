@@ -311,8 +311,19 @@ def table(dirname, recs, params, machine):
     if only:
         w("- Only the measurements matching `%s` (bench.sh --only); the rest "
           "were not measured" % only)
+    srd_params = params.get("SRD_PARAMS", "").strip("'\"")
+    if srd_params:
+        w("- rdma_srd's module parameters set in both guests: `%s` (bench.sh --param); "
+          "the others at their defaults" % srd_params)
+    regen = ""
+    if params.get("QUICK") == "1":
+        regen += " BENCH_QUICK=1"
+    if only:
+        regen += " BENCH_ONLY='%s'" % only
+    if srd_params:
+        regen += " BENCH_PARAMS='%s'" % srd_params
     w("- Regenerate: `make bench KVER=%s%s`; raw outputs: `%s`" % (
-        machine.get("kernel"), " BENCH_QUICK=1" if params.get("QUICK") == "1" else "",
+        machine.get("kernel"), regen,
         os.path.relpath(dirname, os.path.dirname(os.path.dirname(os.path.dirname(dirname))))
         if "/build/bench/" in dirname else dirname))
     removed = read_text(os.path.join(dirname, "rxe_removed")).strip()

@@ -5,7 +5,7 @@
 # qemu guests, in one boot of the pair, and a markdown table of the results.
 #
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
-#                    [--only 'PATTERN...']
+#                    [--only 'PATTERN...'] [--param NAME=VALUE]...
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
 # by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
@@ -31,6 +31,10 @@
 # spin, efa, loss, multipath, fi), for work on a few rows: the others are
 # not measured, and the table says so.
 #
+# --param sets rdma_srd's module parameter NAME (a tunable of
+# man/rdma_srd.7) to VALUE in both guests before srd0 is made, for an A/B
+# run of one setting: `--param ack_reply_wait_us=0`.  The table names it.
+#
 # --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
 # MTU is 4096 and 4 KiB UD messages fit).
 
@@ -46,6 +50,7 @@ quick=0
 mtu=9000
 out=
 only=
+params=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -54,6 +59,12 @@ while [ $# -gt 0 ]; do
 	--mtu) mtu=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--param)
+		[[ "$2" =~ ^[a-z0-9_]+=[^[:space:]\']+$ ]] ||
+			die "--param takes NAME=VALUE, not '$2'"
+		params+="${params:+ }$2"
+		shift 2
+		;;
 	-h|--help) usage ;;
 	*) echo "bench: unknown option $1" >&2; usage ;;
 	esac
@@ -96,6 +107,7 @@ write_params() {
 		LOSSES="$losses"
 		LOSS_SIZE=$loss_size
 		ONLY='$only'
+		SRD_PARAMS='$params'
 	EOF
 }
 
@@ -112,6 +124,7 @@ write_machine() {
 		echo "quick=$quick"
 		echo "mtu=$mtu"
 		echo "only=$only"
+		echo "params=$params"
 	} >"$out/machine"
 }
 
@@ -122,6 +135,10 @@ need_tools
 try make -s -C "$TOP" NODEPS=1 provider selftests || die "building libsrd and srd_perf failed"
 [ -f "$BUILD/kernel/$kver/rdma_srd.ko" ] ||
 	die "$BUILD/kernel/$kver/rdma_srd.ko is missing: run 'make KVER=$kver' first"
+for p in $params; do
+	modinfo -F parm "$BUILD/kernel/$kver/rdma_srd.ko" | grep -q "^${p%%=*}:" ||
+		die "--param ${p%%=*}: rdma_srd has no such parameter (modinfo -F parm)"
+done
 
 suffix=
 [ $quick -eq 0 ] || suffix=-quick
