@@ -16,35 +16,24 @@ require_cmd setpriv timeout
 /usr/bin/python3 -c 'import pyverbs' 2>/dev/null || skip "needs python3-pyverbs"
 holder=$SRD_TOP/selftests/srd_holder.py
 
-# hold DEV: an unprivileged process holding DEV; waits until it does.
+# hold DEV: an unprivileged process holding DEV; waits until it does, or
+# fails with the holder's output and its kernel stack.
 hold() {
-	local log
+	local log t0=$SECONDS
 	log=$(mktemp /tmp/srd_holder.XXXXXX)
 	echo "+ setpriv --reuid=65534 --regid=65534 --clear-groups srd_holder.py $1 &"
 	bg_start setpriv --reuid=65534 --regid=65534 --clear-groups \
 		/usr/bin/python3 "$holder" "$1" >"$log" 2>&1
 	HOLDER=$!
-	t0=$SECONDS
 	until grep -q "holding $1" "$log"; do
 		if [ $((SECONDS - t0)) -ge 60 ] || ! kill -0 "$HOLDER" 2>/dev/null; then
-			echo "# the holder's output:"
-			sed 's/^/#   /' "$log"
-			holder_state "$HOLDER"
+			echo "# the holder's output, then its kernel stack:"
+			sed 's/^/#   /' "$log" "/proc/$HOLDER/stack" 2>/dev/null
 			fail "uid 65534 does not hold $1 after $((SECONDS - t0)) s"
 		fi
 		sleep 0.1
 	done
 	echo "ok: uid 65534 holds $1 (after $((SECONDS - t0)) s)"
-}
-
-# holder_state PID: where PID and its children are in the kernel.
-holder_state() {
-	local p
-	for p in $1 $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
-		[ -d "/proc/$p" ] || continue
-		echo "# pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline")): state $(awk '{print $3}' "/proc/$p/stat"), wchan $(cat "/proc/$p/wchan")"
-		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
-	done
 }
 
 # gone_within WHAT SECS DEV: DEV is unregistered within SECS seconds.
