@@ -80,7 +80,7 @@
 
 #define PERF_PORT	18600
 #define PERF_VERSION	2
-#define PERF_MAX_QPS	64
+#define PERF_MAX_QPS	1024
 #define PERF_MAX_SIZES	32
 #define PERF_MAX_SEQ	(1u << 28)	/* per QP and size: 32 MB of bitmap */
 #define PERF_QKEY	0x11111111u
