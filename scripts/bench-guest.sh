@@ -164,12 +164,14 @@ measure() {
 		return 0
 	fi
 	echo "+ $*" | tee "$raw/$id.client.txt"
+	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_start "$raw/$id.mem.txt"
 	b0=$(busy_ticks)
 	t0=$(date +%s%N)
 	crc=0
 	timeout -k 5 "$tmo" "$@" >>"$raw/$id.client.txt" 2>&1 || crc=$?
 	t1=$(date +%s%N)
 	b1=$(busy_ticks)
+	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_stop
 	tail -n 5 "$raw/$id.client.txt" | sed 's/^/  | /'
 	# A server whose client failed may wait for it forever, and
 	# sockperf's server never ends by itself.
@@ -179,6 +181,39 @@ measure() {
 	fi
 	bench_record "$dir" "$id" "$group" "$transport" "$tool" "$mode" "$size" \
 		"$loss" "$crc" "$src" "$(ms_to_s $(((t1 - t0) / 1000000)))" "$((b1 - b0))" "$sbusy" "$CLK" ""
+}
+
+# kernel_mem_kb: this guest's kernel memory of the kinds QPs take, in kB:
+# Slab (kmalloc'd objects), VmallocUsed, and the pages of every vmalloc'd
+# or vmap'd area (/proc/vmallocinfo, less each area's guard page; not
+# the lazily freed ones), which holds rxe's queues (vmalloc_user) and
+# srd's rings (pages vmap'd) alike.
+kernel_mem_kb() {
+	local k v _ slab=0 vm=0
+	while read -r k v _; do
+		case $k in
+		Slab:) slab=$v ;;
+		VmallocUsed:) vm=$v ;;
+		esac
+	done </proc/meminfo
+	echo "$slab $vm $(awk '/ (vmalloc|vmap)( |$)/ && !/unpurged/ { s += $2 - 4096 }
+		END { print int(s / 1024) }' /proc/vmallocinfo)"
+}
+
+# mem_sampler_start FILE: kernel_mem_kb now (the baseline, the first
+# line), then every half second into FILE until mem_sampler_stop;
+# bench-table.py takes the largest rise of each column over the baseline.
+MEM_PID=
+mem_sampler_start() {
+	kernel_mem_kb >"$1"
+	( while :; do sleep 0.5; kernel_mem_kb; done ) >>"$1" &
+	MEM_PID=$!
+}
+
+mem_sampler_stop() {
+	kill "$MEM_PID" 2>/dev/null
+	wait "$MEM_PID" 2>/dev/null || true
+	MEM_PID=
 }
 
 # skip_row ID GROUP TRANSPORT TOOL MODE SIZE WHY: a row not measured.
@@ -289,6 +324,43 @@ srd_rows() {
 			"$SRD_PERF -S -d srd0 -p $NPORT -W 30" -- \
 			"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -t lat -s "$s" -n "$(lat_iters "$s")" "$IP_SERVER"
 	done
+}
+
+# shellcheck disable=SC2086,SC2046 # as perftest_rows
+# scale_rows rxe|srd: N QP pairs between the two guests, all to the one peer, for
+# N in SCALE_QPS: SCALE_SIZE-byte sends, SCALE_INFLIGHT in flight in all
+# (SCALE_INFLIGHT / N per QP, at least one), on SRD (srd_perf -q N) and on
+# rxe RC (ib_send_bw -q N, which connects N QP pairs; perftest wants 5
+# messages per QP at least).  Both busy-poll, the tools' default: with
+# -e, ib_send_bw on rxe hung at 16 and 1024 QPs in every try (the server
+# had all the messages at 1024, the client spun).  The client
+# guest's kernel memory is sampled during each run (mem_sampler_start):
+# SRD keeps its reliability state per peer, rxe per QP pair.
+scale_rows() {
+	local n d it a
+	wanted - scale || return 0
+	SAMPLE_MEM=1
+	for n in $SCALE_QPS; do
+		d=$((SCALE_INFLIGHT / n))
+		[ $d -ge 1 ] || d=1
+		new_port
+		if [ "$1" = rxe ]; then
+			# Messages per QP: about DUR seconds of rxe RC in all.
+			it=$((SCALE_MSGS / n))
+			[ $it -ge $d ] || it=$d
+			[ $it -ge 5 ] || it=5
+			a="-d rxe0 -c RC -F -p $NPORT -s $SCALE_SIZE -q $n -t $d -n $it"
+			measure "rxe-rc-scale-$n" scale rxe-rc ib_send_bw bw "$SCALE_SIZE" 0 \
+				$((DUR + 60)) tcp $NPORT "$(verbs_env rxe0) ib_send_bw $a -x $SGIDX_RXE" -- \
+				$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
+		else
+			measure "srd-scale-$n" scale srd srd_perf bw "$SCALE_SIZE" 0 $((DUR + 60)) \
+				tcp $NPORT "$SRD_PERF -S -d srd0 -p $NPORT -W 60" -- \
+				"$SRD_PERF" --json -d srd0 -p $NPORT -W 60 -t bw -s "$SCALE_SIZE" \
+				-q "$n" -D "$d" -T "$DUR" "$IP_SERVER"
+		fi
+	done
+	SAMPLE_MEM=
 }
 
 # RDMA_LAT_SIZE: the one size of the RDMA latency rows (in quick mode too).
@@ -479,16 +551,23 @@ run_client() {
 	perftest_rows rxe0 "$GIDX_RXE" "$SGIDX_RXE" rxe-ud UD
 	loss_rows_rxe
 	spin_rows rxe
+	scale_rows rxe
 	if rxe_blocks_srd; then drop_rxe; fi
 	perftest_rows srd0 "$GIDX_SRD" "$SGIDX_SRD" srd-ud UD
 	srd_rows
 	spin_rows srd
+	scale_rows srd
 	srd_rdma_rows
 	efa_perftest_rows
 	loss_rows_srd
 	# Four ECMP links between namespaces of this guest, one black-holed.
 	if wanted - multipath; then
 		"$TOP/scripts/bench-multipath.sh" "$dir" "$DUR" "$LOSS_SIZE" "$DEPTH"
+	fi
+	# Four senders into one receiver through a bottleneck, SRD and TCP.
+	if wanted - incast; then
+		"$TOP/scripts/bench-incast.sh" "$dir" "$INCAST_SECS" "$INCAST_SIZE" "$DEPTH" \
+			"$INCAST_MBIT"
 	fi
 	# Last: they take rxe0 away and make srd0 anew.
 	fi_rows

@@ -32,6 +32,8 @@ SPIN_ROWS = (("rxe-rc-spin", "rxe RC, busy-polling (perftest without -e)"),
 # EFA software on softsrd (bench-guest.sh efa_perftest_rows, fi_rows).
 EFA_PERFTEST = ("srd-efa", "softsrd SRD, perftest -c SRD on softsrd's libefa, busy-polling")
 FI_RDM = "fi-rdm"
+# bench-incast.sh: senders into one receiver.
+INCAST_N = 4
 
 
 def read_kv(path):
@@ -148,6 +150,18 @@ def parse_srd_perf(client):
     return {}
 
 
+def parse_sockperf_ul(client):
+    """sockperf under-load: what the client sent (SentMessages over
+    RunTime of its valid period) and its percentiles of the answered
+    messages' round trips."""
+    m = parse_sockperf(client)
+    r = re.search(r"\[Valid Duration\] RunTime=([\d.]+) sec; SentMessages=(\d+)", client)
+    if r and float(r.group(1)) > 0:
+        m["sent_msgs"] = int(r.group(2))
+        m["secs"] = float(r.group(1))
+    return m
+
+
 def parse_fi_pingpong(client):
     """fi_pingpong's result line: bytes #sent #ack total time MB/sec
     usec/xfer Mxfers/sec.  usec/xfer is half a round trip's average (it
@@ -166,12 +180,52 @@ def parse_fi_pingpong(client):
     return {}
 
 
+def parse_mem(text):
+    """bench-guest.sh mem_sampler_start: lines of the client guest's
+    Slab, VmallocUsed and vmalloc'd + vmap'd area pages in kB, the
+    baseline first, then a sample every half second of the run.  The
+    kernel memory is Slab + areas; each figure's rise over the baseline
+    to the level it held for three samples at least."""
+    rows = []
+    for l in text.splitlines():
+        f = l.split()
+        if len(f) == 3 and all(x.lstrip("-").isdigit() for x in f):
+            slab, vm, area = (int(x) for x in f)
+            rows.append((slab + area, slab, vm, area))
+    if len(rows) < 2:
+        return {}
+    # The level held for three samples (1.5 s) at least: a QP lives for
+    # the run, and a one-sample spike (seen once, 47 MB of vmap at a
+    # program's start) is not its memory.
+    rise = [sorted(r[i] for r in rows[1:])[-min(3, len(rows) - 1)] - rows[0][i]
+            for i in range(4)]
+    return {"mem_rise_kB": rise[0], "slab_rise_kB": rise[1],
+            "vmalloc_used_rise_kB": rise[2], "vm_area_rise_kB": rise[3],
+            "mem_samples": len(rows) - 1}
+
+
 def parse(rec, raw):
+    m = parse_tool(rec, raw)
+    m.update(parse_mem(read_text(os.path.join(raw, rec["id"] + ".mem.txt"))))
+    return m
+
+
+def parse_tool(rec, raw):
     client = read_text(os.path.join(raw, rec["id"] + ".client.txt"))
     server = read_text(os.path.join(raw, rec["id"] + ".server.txt"))
     tool = rec["tool"]
     if tool == "iperf3":
         return parse_iperf3(client, server)
+    if tool == "sockperf" and rec["group"] == "incast":
+        m = parse_sockperf_ul(client)
+        # sockperf halves its round trips; SRD's completion times are
+        # whole ones (the message there, its ACK back).
+        for k in ("avg_us", "p50_us", "p99_us", "p999_us"):
+            if k in m:
+                m[k] *= 2
+        if "sent_msgs" in m:
+            m["MBps"] = m["sent_msgs"] * int(rec["size"]) / m["secs"] / 1e6
+        return m
     if tool == "sockperf":
         return parse_sockperf(client)
     if tool == "ib_send_bw":
@@ -503,6 +557,8 @@ def table(dirname, recs, params, machine):
     if "1" in losses and "0" in losses:
         w("| SRD goodput at 1 %% loss / loss-free | %s |" % ratio(val("loss-srd-1"), val("loss-srd-0")))
     w("")
+    scale_table(w, by, params, val)
+    incast_table(w, by, params)
     mp0, mp1 = by.get("multipath-0"), by.get("multipath-1")
     w("## Multipath: four ECMP links, one black-holed, %s messages" % size_name(lsize))
     w("")
@@ -558,6 +614,107 @@ def table(dirname, recs, params, machine):
     return "\n".join(out)
 
 
+def scale_table(w, by, params, val):
+    """bench-guest.sh scale_rows: N QP pairs to one peer."""
+    qps = params.get("SCALE_QPS", "").split()
+    if not qps:
+        return
+    w("## Many QPs to one peer: %s sends, %s in flight in all" % (
+        size_name(params.get("SCALE_SIZE", "0")), params.get("SCALE_INFLIGHT")))
+    w("")
+    w("N QP pairs between the two guests, each client QP sending to its "
+      "server QP, the in-flight sends split evenly among them (at least "
+      "one per QP), busy-polling: srd_perf -q N -D depth, and ib_send_bw -q N "
+      "-t depth on rxe RC (N connected QP pairs; with -e it hung at 16 and "
+      "1024 QPs).  Kernel memory: in the client guest, Slab plus the pages "
+      "of vmalloc'd and vmap'd areas (/proc/vmallocinfo: rxe's queues, "
+      "srd's rings), sampled every half second: its rise over the moment "
+      "before the run to the highest level it held for three samples; it "
+      "includes what the run's traffic holds (packets in flight), and each "
+      "part's rise is in results.json.")
+    w("")
+    w("| QP pairs | SRD MB/s | rxe RC MB/s | SRD kernel memory rise, kB | rxe RC kernel memory rise, kB |")
+    w("|---|---|---|---|---|")
+    for n in qps:
+        s, r = by.get("srd-scale-" + n), by.get("rxe-rc-scale-" + n)
+        w("| %s | %s | %s | %s | %s |" % (
+            n, cell(s, lambda m: fmt(m.get("MBps"))), cell(r, lambda m: fmt(m.get("MBps"))),
+            cell(s, lambda m: "%d" % m["mem_rise_kB"] if "mem_rise_kB" in m else "—"),
+            cell(r, lambda m: "%d" % m["mem_rise_kB"] if "mem_rise_kB" in m else "—")))
+    w("")
+    w("| Ratio | Value |")
+    w("|---|---|")
+    for n in qps[1:]:
+        w("| SRD goodput, %s QPs / 1 QP | %s |" % (
+            n, ratio(val("srd-scale-" + n), val("srd-scale-" + qps[0]))))
+    for n in qps[1:]:
+        w("| SRD goodput / rxe RC goodput, %s QPs | %s |" % (
+            n, ratio(val("srd-scale-" + n), val("rxe-rc-scale-" + n))))
+    lo, hi = qps[0], qps[-1]
+    for name, t in (("SRD", "srd"), ("rxe RC", "rxe-rc")):
+        a = val("%s-scale-%s" % (t, lo), "mem_rise_kB")
+        b = val("%s-scale-%s" % (t, hi), "mem_rise_kB")
+        per = "—" if a is None or b is None else "%.1f" % ((b - a) / (int(hi) - int(lo)))
+        w("| %s kernel memory per extra QP pair, kB ((rise at %s − rise at %s) / %d) | %s |" % (
+            name, hi, lo, int(hi) - int(lo), per))
+    w("")
+
+
+def jain(xs):
+    """Jain's fairness index: 1 when all are equal, 1/n when one has all."""
+    if not xs or not any(xs):
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def incast_table(w, by, params):
+    """bench-incast.sh: four senders into one receiver."""
+    mbit = params.get("INCAST_MBIT")
+    if not mbit:
+        return
+    cap = float(mbit) / 8
+    w("## Incast: %d senders into one receiver through %s Mbit/s, %s messages" % (
+        INCAST_N, mbit, size_name(params.get("INCAST_SIZE", "0"))))
+    w("")
+    w("Inside the client guest: %d namespaces and a receiver's on a bridge, whose "
+      "port towards the receiver is a token bucket (tc tbf, %s Mbit/s = %s MB/s, "
+      "50 ms of queue).  SRD: four srd_perf clients at once, depth %s each, "
+      "%s s; p99 of post-to-completion times.  TCP: four `sockperf under-load "
+      "--tcp --mps=max --reply-every 5` at once, the same size; the server answers every 5th "
+      "message, and the percentiles are of those round trips (doubled back from "
+      "sockperf's halves: the message there, the answer back; SRD's are the "
+      "message there, its ACK back); its MB/s is "
+      "what the sender wrote (SentMessages), which the socket's buffer lets "
+      "run ahead of the bottleneck by at most a few MB." % (
+          INCAST_N, mbit, fmt(cap), params.get("DEPTH"), params.get("INCAST_SECS")))
+    w("")
+    w("| Transport | per sender MB/s | aggregate MB/s | / bottleneck | Jain's index | p50 / p99 µs (worst sender's p99) |")
+    w("|---|---|---|---|---|---|")
+    p99 = {}
+    for proto, name in (("srd", "softsrd SRD (srd_perf)"), ("tcp", "TCP (sockperf)")):
+        recs = [by.get("incast-%s-%d" % (proto, i)) for i in range(1, INCAST_N + 1)]
+        ok = [r for r in recs if r and r["status"] == "ok"]
+        if len(ok) != INCAST_N:
+            why = next((why_not(r) if r else "not run" for r in recs
+                        if not r or r["status"] != "ok"), "not run")
+            w("| %s | %s | — | — | — | — |" % (name, why))
+            continue
+        bw = [r["metrics"]["MBps"] for r in ok]
+        p50 = [r["metrics"].get("p50_us") for r in ok]
+        p99s = [r["metrics"].get("p99_us") for r in ok]
+        p99[proto] = max(p99s) if None not in p99s else None
+        w("| %s | %s | %s | %s | %s | %s |" % (
+            name, " / ".join(fmt(x) for x in bw), fmt(sum(bw)), ratio(sum(bw), cap),
+            "%.3f" % jain(bw) if jain(bw) is not None else "—",
+            "%s / %s" % (fmt(max(x for x in p50 if x is not None), 0) if any(p50) else "—",
+                         fmt(p99[proto], 0))))
+    w("")
+    w("| Ratio | Value |")
+    w("|---|---|")
+    w("| SRD worst p99 / TCP worst p99 | %s |" % ratio(p99.get("srd"), p99.get("tcp")))
+    w("")
+
+
 def expected_ids(params):
     """The rows a run must report, and those allowed to fail (rxe RC
     under loss may stall or abort: that is its result)."""
@@ -575,6 +732,10 @@ def expected_ids(params):
         must += ["%s-bw-%s" % (EFA_PERFTEST[0], s), "%s-lat-%s" % (EFA_PERFTEST[0], s),
                  "%s-%s" % (FI_RDM, s)]
     must += ["multipath-0", "multipath-1"]
+    if params.get("INCAST_MBIT"):
+        must += ["incast-%s-%d" % (p, i) for p in ("srd", "tcp") for i in range(1, INCAST_N + 1)]
+    for n in params.get("SCALE_QPS", "").split():
+        must += ["srd-scale-" + n, "rxe-rc-scale-" + n]
     may = []
     for l in params.get("LOSSES", "").split():
         must.append("loss-srd-" + l)

@@ -28,7 +28,7 @@
 # --only takes the measurements whose id or group matches one of the
 # shell patterns (ids are the first column of index.tsv: 'srd-lat-*',
 # '*-lat-64', 'srd-write-lat-64'; groups: limit, perftest, srd, srd-rdma,
-# spin, efa, loss, multipath, fi), for work on a few rows: the others are
+# spin, scale, efa, loss, multipath, incast, fi), for work on a few rows: the others are
 # not measured, and the table says so.
 #
 # --param sets rdma_srd's module parameter NAME (a tunable of
@@ -91,12 +91,14 @@ free_port() {
 
 # The settings both guests read (scripts/bench-guest.sh).
 write_params() {
-	local sizes dur losses loss_size
+	local sizes dur losses loss_size scale_qps scale_msgs incast_secs
 	if [ $quick -eq 1 ]; then
 		# The 0 % loss row is the bandwidth row of the same size.
-		sizes=4096 dur=1 losses=1 loss_size=4096
+		sizes=4096 dur=1 losses=1 loss_size=4096 scale_qps="1 16"
+		scale_msgs=200 incast_secs=2
 	else
 		sizes="64 4096 65536 1048576" dur=3 losses="0 0.1 1 5" loss_size=65536
+		scale_qps="1 16 256 1024" scale_msgs=2000 incast_secs=10
 	fi
 	cat >"$out/params" <<-EOF
 		QUICK=$quick
@@ -106,6 +108,13 @@ write_params() {
 		DEPTH=16
 		LOSSES="$losses"
 		LOSS_SIZE=$loss_size
+		SCALE_QPS="$scale_qps"
+		SCALE_SIZE=16384
+		SCALE_INFLIGHT=64
+		SCALE_MSGS=$scale_msgs
+		INCAST_SIZE=16384
+		INCAST_MBIT=80
+		INCAST_SECS=$incast_secs
 		ONLY='$only'
 		SRD_PARAMS='$params'
 	EOF
