@@ -260,6 +260,14 @@ limit_rows() {
 		sockperf ping-pong -i "$IP_SERVER" -p $NPORT -t "$DUR" -m 64
 }
 
+# bw_timeout RC|UD: seconds for a perftest bandwidth row.  A UD server
+# that lost a message waits for it until killed, and its client for the
+# server's results: a minute per UD row went that way.  A UD row takes a
+# few seconds when nothing is lost.
+bw_timeout() {
+	if [ "$1" = UD ]; then echo $((DUR + 15)); else echo $((DUR + 60)); fi
+}
+
 # The perftest arguments ($a) and verbs_env's words split on purpose.
 # shellcheck disable=SC2086,SC2046
 # perftest_rows DEV CLIENT_GIDX SERVER_GIDX TRANSPORT CONN: ib_send_bw and
@@ -277,7 +285,7 @@ perftest_rows() {
 		new_port
 		a="-d $dev -c $conn -F -p $NPORT -s $s -t $DEPTH -n $(bw_iters "$s") -e"
 		measure "$transport-bw-$s" peer "$transport" ib_send_bw bw "$s" 0 \
-			$((DUR + 60)) tcp $NPORT "$(verbs_env "$dev") ib_send_bw $a -x $sg" -- \
+			"$(bw_timeout "$conn")" tcp $NPORT "$(verbs_env "$dev") ib_send_bw $a -x $sg" -- \
 			$(verbs_env "$dev") ib_send_bw $a -x "$cg" "$IP_SERVER"
 		new_port
 		a="-d $dev -c $conn -F -p $NPORT -s $s -n $(lat_iters "$s")"
@@ -331,9 +339,11 @@ srd_rows() {
 # N in SCALE_QPS: SCALE_SIZE-byte sends, SCALE_INFLIGHT in flight in all
 # (SCALE_INFLIGHT / N per QP, at least one), on SRD (srd_perf -q N) and on
 # rxe RC (ib_send_bw -q N, which connects N QP pairs; perftest wants 5
-# messages per QP at least).  Both busy-poll, the tools' default: with
-# -e, ib_send_bw on rxe hung at 16 and 1024 QPs in every try (the server
-# had all the messages at 1024, the client spun).  The client
+# messages per QP at least).  srd_perf sleeps on its completion channel
+# (-E), as in every SRD bandwidth row; ib_send_bw busy-polls: with -e it
+# hung on rxe at 16 and 1024 QPs in every try (at 1024 the server had
+# all the messages, the client spun).  So SRD/rxe RC here is not like for
+# like; SRD's own ratios across N are.  The client
 # guest's kernel memory is sampled during each run (mem_sampler_start):
 # SRD keeps its reliability state per peer, rxe per QP pair.
 scale_rows() {
@@ -355,8 +365,8 @@ scale_rows() {
 				$(verbs_env rxe0) ib_send_bw $a -x "$GIDX_RXE" "$IP_SERVER"
 		else
 			measure "srd-scale-$n" scale srd srd_perf bw "$SCALE_SIZE" 0 $((DUR + 60)) \
-				tcp $NPORT "$SRD_PERF -S -d srd0 -p $NPORT -W 60" -- \
-				"$SRD_PERF" --json -d srd0 -p $NPORT -W 60 -t bw -s "$SCALE_SIZE" \
+				tcp $NPORT "$SRD_PERF -S -d srd0 -p $NPORT -W 60 -E" -- \
+				"$SRD_PERF" --json -d srd0 -p $NPORT -W 60 -E -t bw -s "$SCALE_SIZE" \
 				-q "$n" -D "$d" -T "$DUR" "$IP_SERVER"
 		fi
 	done

@@ -624,9 +624,12 @@ def scale_table(w, by, params, val):
     w("")
     w("N QP pairs between the two guests, each client QP sending to its "
       "server QP, the in-flight sends split evenly among them (at least "
-      "one per QP), busy-polling: srd_perf -q N -D depth, and ib_send_bw -q N "
-      "-t depth on rxe RC (N connected QP pairs; with -e it hung at 16 and "
-      "1024 QPs).  Kernel memory: in the client guest, Slab plus the pages "
+      "one per QP): srd_perf -q N -D depth -E, sleeping on its completion "
+      "channel as in every SRD bandwidth row, and ib_send_bw -q N -t depth "
+      "on rxe RC (N connected QP pairs), busy-polling: with -e it hung at 16 "
+      "and 1024 QPs in every try.  So the SRD/rxe RC ratios are not like "
+      "for like (the busy-polling rows above show what spinning costs each); "
+      "SRD's own ratios across N are.  Kernel memory: in the client guest, Slab plus the pages "
       "of vmalloc'd and vmap'd areas (/proc/vmallocinfo: rxe's queues, "
       "srd's rings), sampled every half second: its rise over the moment "
       "before the run to the highest level it held for three samples; it "
@@ -648,7 +651,7 @@ def scale_table(w, by, params, val):
         w("| SRD goodput, %s QPs / 1 QP | %s |" % (
             n, ratio(val("srd-scale-" + n), val("srd-scale-" + qps[0]))))
     for n in qps[1:]:
-        w("| SRD goodput / rxe RC goodput, %s QPs | %s |" % (
+        w("| SRD goodput (sleeping) / rxe RC goodput (busy-polling), %s QPs | %s |" % (
             n, ratio(val("srd-scale-" + n), val("rxe-rc-scale-" + n))))
     lo, hi = qps[0], qps[-1]
     for name, t in (("SRD", "srd"), ("rxe RC", "rxe-rc")):
