@@ -8,6 +8,11 @@
  * late, such as software NICs and emulated CPUs) has jitter in
  * proportion, which a fixed queue mistakes for congestion, as Swift
  * scales its target with the hop count.
+ * cc_target_us, when set, replaces all that with one fixed target, the
+ * same for every peer (as Swift's base target): flows that share a
+ * bottleneck then aim at the same delay whenever each started, where a
+ * target built on each flow's own minimum RTT favours the flow that
+ * started into a standing queue and took that queue for the base.
  * The delay compared with the target is the *standing* delay: the least
  * sample of the last window of srtt / 2 (as Copa's standing RTT), so a
  * queue counts only when every packet of that window met it, and a
@@ -50,7 +55,8 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 {
 	uint64_t queue = srd_max_u64(cfg->cc_target_queue_us,
 				     (uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
-	uint64_t target = (uint64_t)rtt->min_us + queue;
+	uint64_t target = cfg->cc_target_us ? cfg->cc_target_us :
+			  (uint64_t)rtt->min_us + queue;
 	uint64_t cut_permille;
 
 	if (!newly_acked)

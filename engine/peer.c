@@ -96,7 +96,7 @@ int srd_config_validate(const struct srd_config *c)
 	    c->cwnd_max_pkts > c->tx_window_pkts)
 		return -10;
 	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
-	    c->cc_target_rtt_mult > 64)
+	    c->cc_target_rtt_mult > 64 || c->cc_target_us > SRD_CC_TARGET_MAX_US)
 		return -11;
 	if (!c->path_fail_losses || !c->path_avoid_us ||
 	    c->path_avoid_us > c->path_avoid_max_us)

@@ -236,6 +236,9 @@ struct srd_rdma_info {
 
 /* --- configuration --------------------------------------------------- */
 
+/* The largest fixed congestion target (cc_target_us): one second. */
+#define SRD_CC_TARGET_MAX_US	1000000u
+
 struct srd_config {
 	uint32_t n_paths;		/* entropy values per peer, 1..SRD_MAX_PATHS */
 	uint32_t seg_bytes;		/* payload bytes per DATA packet */
@@ -261,6 +264,7 @@ struct srd_config {
 	uint32_t cwnd_max_pkts;
 	uint32_t cc_target_queue_us;	/* target delay = min RTT + this, */
 	uint32_t cc_target_rtt_mult;	/* or + this many min RTTs if more */
+	uint32_t cc_target_us;		/* else this, for every peer; 0: off */
 	uint32_t cc_ai_pkts;		/* additive increase per RTT */
 	uint32_t cc_beta_pct;		/* MD gain on delay above target */
 	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */

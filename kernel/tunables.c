@@ -93,6 +93,9 @@ SRD_TUNABLE(ack_reply_wait_us, int,
 SRD_TUNABLE(cc_target_queue_us, uint,
 	    "SRD: queueing delay the congestion window aims at, microseconds (0: engine default)",
 	    SRD_CFG(cc_target_queue_us), SRD_UNSET(0), .max = U32_MAX);
+SRD_TUNABLE(cc_target_us, uint,
+	    "SRD: one delay target for every peer, microseconds, 0..1000000; 0: each peer's minimum RTT plus the target queue (default)",
+	    SRD_CFG(cc_target_us), .max = SRD_CC_TARGET_MAX_US, .v.u = 0);
 SRD_TUNABLE(peer_idle_s, uint,
 	    "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400 (default 30)",
 	    .min = 5, .max = 86400, .v.u = 30);

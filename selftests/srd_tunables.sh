@@ -86,7 +86,8 @@ refused_load rto_min_us=300000 \
 # --- the defaults ----------------------------------------------------------
 reload_module
 declare -A DEFAULT=([n_paths]=16 [rto_min_us]=0 [ack_delay_us]=0
-		    [cc_target_queue_us]=0 [peer_idle_s]=30 [pacing_gain_pct]=-1)
+		    [cc_target_queue_us]=0 [cc_target_us]=0 [peer_idle_s]=30
+		    [pacing_gain_pct]=-1)
 for t in "${!DEFAULT[@]}"; do
 	[ -w "$P/$t" ] || fail "$P/$t is missing or not writable"
 	expect_eq "$t after a plain load" "${DEFAULT[$t]}" "$(cat "$P/$t")"
@@ -140,6 +141,9 @@ taken ack_delay_us 0
 taken cc_target_queue_us 800
 refused cc_target_queue_us 4294967296 "Numerical result out of range"
 taken cc_target_queue_us 0
+taken cc_target_us 3000
+refused cc_target_us 1000001 "$EINVAL" "rdma_srd: cc_target_us=1000001 is outside 0..1000000"
+taken cc_target_us 0
 
 taken pacing_gain_pct 0
 taken pacing_gain_pct 150

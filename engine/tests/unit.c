@@ -789,6 +789,54 @@ static void test_cc_target_scales_with_min_rtt(void)
 	CHECK(srd_config_validate(&c) < 0, "a multiple over 64 is refused");
 }
 
+/*
+ * cc_target_us: one target for every peer, whatever its minimum RTT.  Two
+ * flows through one queue, one that measured the base RTT (100 us) and a
+ * latecomer that took a standing queue for it (8 ms): at 2.5 ms of delay
+ * both grow under a 3 ms target, at 4 ms both cut.  By their own minimum
+ * RTTs the first would cut at 2.5 ms and the latecomer grow at 4 ms,
+ * which is how the latecomer starves the other.
+ */
+static void test_cc_fixed_target(void)
+{
+	static const uint32_t min_rtt[] = { 100, 8000 };
+	struct srd_config c;
+	struct srd_rtt r;
+	struct srd_cc cc;
+	uint32_t i, w0;
+
+	srd_config_default(&c);
+	CHECK(c.cc_target_us == 0, "off by default (%u)", c.cc_target_us);
+	for (i = 0; i < 2; i++) {
+		srd_rtt_init(&r, &c);
+		srd_rtt_sample(&r, &c, min_rtt[i], 1);
+		srd_cc_init(&cc, &c);
+		w0 = cc.cwnd;
+		srd_cc_on_ack(&cc, &c, &r, 1, i ? 9000 : 2500, 10);
+		CHECK(i ? cc.cwnd > w0 : cc.cwnd < w0,
+		      "own min %u us, no fixed target: %s (%u -> %u)", min_rtt[i],
+		      i ? "9 ms grows" : "2.5 ms cuts", w0, cc.cwnd);
+	}
+	c.cc_target_us = 3000;
+	CHECK(srd_config_validate(&c) == 0, "3 ms is a valid target");
+	for (i = 0; i < 2; i++) {
+		srd_rtt_init(&r, &c);
+		srd_rtt_sample(&r, &c, min_rtt[i], 1);
+		srd_cc_init(&cc, &c);
+		w0 = cc.cwnd;
+		srd_cc_on_ack(&cc, &c, &r, 1, 2500, 10);
+		CHECK(cc.cwnd > w0, "min %u us: 2.5 ms under a 3 ms target grows (%u -> %u)",
+		      min_rtt[i], w0, cc.cwnd);
+		srd_cc_init(&cc, &c);
+		w0 = cc.cwnd;
+		srd_cc_on_ack(&cc, &c, &r, 1, 4000, 10);
+		CHECK(cc.cwnd < w0, "min %u us: 4 ms over a 3 ms target cuts (%u -> %u)",
+		      min_rtt[i], w0, cc.cwnd);
+	}
+	c.cc_target_us = SRD_CC_TARGET_MAX_US + 1;
+	CHECK(srd_config_validate(&c) < 0, "a target over a second is refused");
+}
+
 static void test_cc_window(void)
 {
 	struct srd_config c;
@@ -2428,6 +2476,7 @@ static const struct test tests[] = {
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
 	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
+	{ "cc_fixed_target", test_cc_fixed_target },
 	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
