@@ -691,7 +691,7 @@ def incast_table(w, by, params):
       "run ahead of the bottleneck by at most a few MB." % (
           INCAST_N, mbit, fmt(cap), params.get("DEPTH"), params.get("INCAST_SECS")))
     w("")
-    w("| Transport | per sender MB/s | aggregate MB/s | / bottleneck | Jain's index | p50 / p99 µs (worst sender's p99) |")
+    w("| Transport | per sender MB/s | aggregate MB/s | / bottleneck | Jain's index | worst sender's p50 / p99, µs |")
     w("|---|---|---|---|---|---|")
     p99 = {}
     for proto, name in (("srd", "softsrd SRD (srd_perf)"), ("tcp", "TCP (sockperf)")):
