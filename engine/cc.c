@@ -53,14 +53,14 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   const struct srd_rtt *rtt, uint32_t newly_acked,
 		   uint32_t delay_us, uint64_t now_us)
 {
-	uint64_t queue = srd_max_u64(cfg->cc_target_queue_us,
-				     (uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
-	uint64_t target = cfg->cc_target_us ? cfg->cc_target_us :
-			  (uint64_t)rtt->min_us + queue;
+	uint64_t target = cfg->cc_target_us;
 	uint64_t cut_permille;
 
 	if (!newly_acked)
 		return;
+	if (!target)
+		target = rtt->min_us + srd_max_u64(cfg->cc_target_queue_us,
+				(uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
 	/* The standing delay: the least sample of a window of srtt / 2. */
 	if (!cc->win_samples || delay_us < cc->win_min_us)
 		cc->win_min_us = delay_us;
