@@ -95,40 +95,45 @@ topology() {
 	done
 }
 
-# listening FILE: the srd_perf or sockperf server writing FILE is ready.
+# listening PORT: a server in r listens on TCP PORT (srd_perf's control
+# channel, sockperf's data socket).  sockperf prints nothing at that
+# moment: its "Warmup stage" line comes from its setup, not its listen.
 listening() {
-	grep -q 'listening on TCP port\|Warmup stage\|[Ww]aiting' "$1" 2>/dev/null
+	ip netns exec "$NS_R" ss -Hltn "sport = :$1" | grep -q .
 }
 
 # incast PROTO: the four senders at once; a record each.
 incast() {
-	local proto=$1 i perf b0 b1 t0 t1 rc
+	local proto=$1 i perf b0 b1 t0 t1 rc port=$PORT0
 	local -a spids=() cpids=()
 	perf=$(srd_tool srd_perf)
+	# Sender i talks to port + i; TCP's ports apart from SRD's.
+	[ "$proto" = srd ] || port=$((PORT0 + 10))
 	echo "=== incast-$proto: $N senders, ${size} B messages, ${rate} Mbit/s bottleneck"
 	for ((i = 1; i <= N; i++)); do
 		if [ "$proto" = srd ]; then
 			ip netns exec "$NS_R" timeout -k 5 $((secs + 60)) "$perf" -S -d srd_icr \
-				-p $((PORT0 + i)) -W 30 -E >"$raw/incast-srd-$i.server.txt" 2>&1 &
+				-p $((port + i)) -W 30 -E >"$raw/incast-srd-$i.server.txt" 2>&1 &
 		else
 			ip netns exec "$NS_R" timeout -k 5 $((secs + 60)) sockperf server --tcp \
-				-i $IP_R -p $((PORT0 + 10 + i)) >"$raw/incast-tcp-$i.server.txt" 2>&1 &
+				-i $IP_R -p $((port + i)) >"$raw/incast-tcp-$i.server.txt" 2>&1 &
 		fi
 		spids+=($!)
 	done
 	for ((i = 1; i <= N; i++)); do
-		wait_for "incast-$proto server $i" 30 listening "$raw/incast-$proto-$i.server.txt"
+		wait_for "incast-$proto server $i" 30 listening \
+			$((port + i))
 	done
 	b0=$(busy_ticks)
 	t0=$(date +%s%N)
 	for ((i = 1; i <= N; i++)); do
 		if [ "$proto" = srd ]; then
 			ip netns exec "ic_s$i" timeout -k 5 $((secs + 60)) "$perf" --json \
-				-d "srd_ic$i" -p $((PORT0 + i)) -W 30 -E -t bw -s "$size" \
+				-d "srd_ic$i" -p $((port + i)) -W 30 -E -t bw -s "$size" \
 				-D "$depth" -T "$secs" $IP_R >"$raw/incast-srd-$i.client.txt" 2>&1 &
 		else
 			ip netns exec "ic_s$i" timeout -k 5 $((secs + 60)) sockperf under-load \
-				--tcp -i $IP_R -p $((PORT0 + 10 + i)) -m "$size" -t "$secs" \
+				--tcp -i $IP_R -p $((port + i)) -m "$size" -t "$secs" \
 				--mps=max --reply-every 5 >"$raw/incast-tcp-$i.client.txt" 2>&1 &
 		fi
 		cpids+=($!)
