@@ -512,7 +512,17 @@ static inline uint32_t srd_tx_ring_mask(const struct srd_peer *peer)
 	return peer->eng->cfg.tx_window_pkts - 1;
 }
 
-struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer, uint32_t id);
+/* Message @id if it is in the window, else NULL: several times a packet. */
+static inline struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer,
+						  uint32_t id)
+{
+	struct srd_tx_msg *m;
+
+	if (id - peer->msg_base >= peer->msg_next - peer->msg_base)
+		return NULL;
+	m = peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)];
+	return m && m->msg_id == id ? m : NULL;
+}
 void srd_tx_release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e);
 void srd_tx_advance_una(struct srd_peer *peer);
 /* Forget the packets of one message (NAKed, failed): never retransmitted. */

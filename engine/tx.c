@@ -33,16 +33,6 @@
  */
 #include "srd_internal.h"
 
-struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer, uint32_t id)
-{
-	struct srd_tx_msg *m;
-
-	if (!srd_seq_le(peer->msg_base, id) || !srd_seq_lt(id, peer->msg_next))
-		return NULL;
-	m = peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)];
-	return m && m->msg_id == id ? m : NULL;
-}
-
 void srd_tx_release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e)
 {
 	if (e->is_probe)
