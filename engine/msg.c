@@ -111,6 +111,8 @@ bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m)
 	m->next_seg = 0;
 	m->segs_acked = 0;
 	peer->tx_slots[m->msg_id & (w - 1)] = m;
+	if (srd_tx_msg_unsent(m))
+		peer->tx_unsent++;
 	return true;
 }
 

@@ -258,6 +258,8 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		return;
 	}
 	srd_tx_abandon_pkts(peer, m->msg_id);
+	if (srd_tx_msg_unsent(m))
+		peer->tx_unsent--;
 	backoff = cfg->rnr_backoff_min_us;
 	for (i = 1; i < m->rnr_naks && backoff < cfg->rnr_backoff_max_us; i++)
 		backoff <<= 1;
@@ -421,23 +423,18 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer)
 				 peer->loss_deadline_us);
 	const struct srd_tx_msg *m;
 	uint32_t id, w = peer->eng->cfg.msg_window;
-	bool work = peer->retx_head != peer->retx_tail ||
+	bool work = peer->retx_head != peer->retx_tail || peer->tx_unsent ||
 		    (peer->pending_head && peer->msg_next - peer->msg_base < w);
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return SRD_NO_DEADLINE;
 	for (m = peer->awaiting; m; m = m->next)
 		d = srd_min_u64(d, m->resp_deadline_us);
-	for (id = peer->msg_base; id != peer->msg_next; id++) {
-		if (work && !peer->rnr_waiting)
-			break;		/* nothing more to learn */
+	for (id = peer->msg_base; peer->rnr_waiting && id != peer->msg_next;
+	     id++) {
 		m = peer->tx_slots[id & (w - 1)];
-		if (!m)
-			continue;
-		if (m->state == SRD_TXM_RNR_WAIT)
+		if (m && m->state == SRD_TXM_RNR_WAIT)
 			d = srd_min_u64(d, m->rnr_until_us);
-		else if (m->next_seg < m->nsegs)
-			work = true;
 	}
 	/*
 	 * Work that neither the window nor the packet table holds back waits

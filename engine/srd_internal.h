@@ -427,6 +427,8 @@ struct srd_peer {
 	uint32_t held_msgs;		/* chunks held back (rdma_op.c) */
 	struct srd_tx_msg *awaiting;	/* READs waiting for their response */
 	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
+	/* Window messages with a segment never sent: srd_tx_msg_unsent(). */
+	uint32_t tx_unsent;
 
 	/* receiver */
 	struct srd_rcv_window rcv;
@@ -510,6 +512,12 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 static inline uint32_t srd_tx_ring_mask(const struct srd_peer *peer)
 {
 	return peer->eng->cfg.tx_window_pkts - 1;
+}
+
+/* Counted in peer->tx_unsent: the pump has new segments of it to send. */
+static inline bool srd_tx_msg_unsent(const struct srd_tx_msg *m)
+{
+	return m->state == SRD_TXM_ACTIVE && m->next_seg < m->nsegs;
 }
 
 /* Message @id if it is in the window, else NULL: several times a packet. */

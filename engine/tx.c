@@ -123,6 +123,8 @@ static void unlink_awaiting(struct srd_peer *peer, struct srd_tx_msg *m)
 void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
 		       uint64_t now_us)
 {
+	if (srd_tx_msg_unsent(m))
+		peer->tx_unsent--;
 	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
 	advance_msg_base(peer);
 	m->state = SRD_TXM_AWAIT_RESP;
@@ -164,6 +166,8 @@ void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->rnr_waiting--;
 	if (st != SRD_COMP_OK)
 		srd_tx_abandon_pkts(peer, m->msg_id);
+	if (srd_tx_msg_unsent(m))
+		peer->tx_unsent--;
 	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
 	advance_msg_base(peer);
 	srd_tx_finish(peer, m, st);
@@ -467,7 +471,7 @@ static struct srd_tx_msg *next_new(struct srd_peer *peer)
 	uint32_t cnt = peer->msg_next - peer->msg_base, k, start, id;
 	struct srd_tx_msg *m;
 
-	if (!cnt)
+	if (!cnt || !peer->tx_unsent)
 		return NULL;
 	start = peer->msg_rr - peer->msg_base;
 	if (start >= cnt)
@@ -496,6 +500,8 @@ static void wake_rnr(struct srd_peer *peer, uint64_t now_us)
 		    now_us >= m->rnr_until_us) {
 			m->state = SRD_TXM_ACTIVE;
 			peer->rnr_waiting--;
+			if (srd_tx_msg_unsent(m))
+				peer->tx_unsent++;
 		}
 	}
 }
@@ -558,7 +564,9 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 					 r.timeout ? SRD_TXW_RTO : SRD_TXW_SACK,
 					 r.last_path, now_us);
 		} else {
-			srd_tx_send_data(peer, m, m->next_seg++, SRD_TXW_NEW,
+			if (++m->next_seg == m->nsegs)
+				peer->tx_unsent--;
+			srd_tx_send_data(peer, m, m->next_seg - 1, SRD_TXW_NEW,
 					 SRD_PATH_NONE, now_us);
 		}
 		/* (srd_tx_send_data may have completed m: not used again) */
