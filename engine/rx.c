@@ -315,15 +315,20 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 		goto out;
 	}
 	peer->last_active_us = now_us;
-	if (srd_peer_epoch_retired(peer, p.src_epoch)) {
-		peer->ctr.rx_drop_stale_epoch++;
-		goto out;
-	}
-	/* Its sender receives at the remote's address: a new remote tag is
-	 * believed (a restart, when one was known). */
+	/*
+	 * Its sender receives at the remote's address: a new remote tag is
+	 * believed (a restart, when one was known), unless retired.  The
+	 * remote tag we know is never among the retired ones: it was not
+	 * when learnt, and only a tag replaced is retired.
+	 */
 	if (peer->state != SRD_PEER_ESTABLISHED ||
-	    p.src_epoch != peer->remote_epoch)
+	    p.src_epoch != peer->remote_epoch) {
+		if (srd_peer_epoch_retired(peer, p.src_epoch)) {
+			peer->ctr.rx_drop_stale_epoch++;
+			goto out;
+		}
 		srd_peer_learn_epoch(peer, p.src_epoch);
+	}
 
 	/* A DATA packet's ACK block is an ACK, taken before its data. */
 	if (p.opcode != SRD_WOP_ACK && p.has_ack)
