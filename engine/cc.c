@@ -134,18 +134,6 @@ void srd_cc_undo(struct srd_cc *cc)
 	cc->cwnd_undo = 0;
 }
 
-uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
-{
-	uint32_t w = cc->cwnd / SRD_CWND_ONE;
-
-	return w ? w : 1;
-}
-
-bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us)
-{
-	return cc->pace_next_ns <= now_us * 1000;
-}
-
 void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us)
 {

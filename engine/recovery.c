@@ -418,16 +418,19 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 
 uint64_t srd_tx_deadline(const struct srd_peer *peer)
 {
-	uint64_t d = srd_min_u64(srd_min_u64(rto_deadline(peer),
-					     tlp_deadline(peer)),
-				 peer->loss_deadline_us);
+	uint64_t d = peer->loss_deadline_us;
 	const struct srd_tx_msg *m;
 	uint32_t id, w = peer->eng->cfg.msg_window;
-	bool work = peer->retx_head != peer->retx_tail || peer->tx_unsent ||
-		    (peer->pending_head && peer->msg_next - peer->msg_base < w);
+	bool work;
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return SRD_NO_DEADLINE;
+	/* Neither the RTO nor a tail probe without packets in flight. */
+	if (peer->inflight)
+		d = srd_min_u64(d, srd_min_u64(rto_deadline(peer),
+					       tlp_deadline(peer)));
+	work = peer->retx_head != peer->retx_tail || peer->tx_unsent ||
+	       (peer->pending_head && peer->msg_next - peer->msg_base < w);
 	for (m = peer->awaiting; m; m = m->next)
 		d = srd_min_u64(d, m->resp_deadline_us);
 	for (id = peer->msg_base; peer->rnr_waiting && id != peer->msg_next;

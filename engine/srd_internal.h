@@ -178,8 +178,19 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 void srd_cc_undo(struct srd_cc *cc);
 void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
 		   bool first, uint64_t now_us);
-uint32_t srd_cc_window_pkts(const struct srd_cc *cc);
-bool srd_cc_pacing_allows(const struct srd_cc *cc, uint64_t now_us);
+/* Inline: the pump and the deadline ask at every packet. */
+static inline uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
+{
+	uint32_t w = cc->cwnd / SRD_CWND_ONE;
+
+	return w ? w : 1;
+}
+
+static inline bool srd_cc_pacing_allows(const struct srd_cc *cc,
+					uint64_t now_us)
+{
+	return cc->pace_next_ns <= now_us * 1000;
+}
 void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us);
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc);
