@@ -542,7 +542,15 @@ static inline struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer,
 	m = peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)];
 	return m && m->msg_id == id ? m : NULL;
 }
-void srd_tx_release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e);
+/* Inline: once for every packet ACKed or lost. */
+static inline void srd_tx_release_pkt(struct srd_peer *peer,
+				      struct srd_tx_pkt *e)
+{
+	if (e->is_probe)
+		peer->paths[e->path].probe_in_flight = false;
+	e->in_use = false;
+	peer->inflight--;
+}
 void srd_tx_advance_una(struct srd_peer *peer);
 /* Forget the packets of one message (NAKed, failed): never retransmitted. */
 void srd_tx_abandon_pkts(struct srd_peer *peer, uint32_t msg_id);

@@ -33,14 +33,6 @@
  */
 #include "srd_internal.h"
 
-void srd_tx_release_pkt(struct srd_peer *peer, struct srd_tx_pkt *e)
-{
-	if (e->is_probe)
-		peer->paths[e->path].probe_in_flight = false;
-	e->in_use = false;
-	peer->inflight--;
-}
-
 void srd_tx_advance_una(struct srd_peer *peer)
 {
 	struct srd_tx_pkt *e;
