@@ -13,6 +13,17 @@
  * bottleneck then aim at the same delay whenever each started, where a
  * target built on each flow's own minimum RTT favours the flow that
  * started into a standing queue and took that queue for the base.
+ * A peer's minimum RTT is the least sample it has seen, and a peer that
+ * starts while others hold a queue at a shared bottleneck takes that
+ * queue for its base: its target lies above theirs, and it keeps the
+ * queue they back off from (the latecomer problem of LEDBAT and Vegas).
+ * So a receiver asks all its senders to drain at once: every
+ * cc_drain_interval_us, for the first 1/16 of it, its ACKs carry the flag
+ * DRAIN, and a sender that sees it holds its window at cwnd_min_pkts
+ * until a packet sent from then on comes back.  The queue into the
+ * receiver empties, that packet's RTT is about the base, and a minimum
+ * taken above it comes down to it (BBR's ProbeRTT, with the receiver of
+ * an incast as the clock that keeps the senders' drains together).
  * The delay compared with the target is the *standing* delay: the least
  * sample of the last window of srtt / 2 (as Copa's standing RTT), so a
  * queue counts only when every packet of that window met it, and a
@@ -49,6 +60,47 @@ static bool can_decrease(const struct srd_cc *cc, const struct srd_rtt *rtt,
 	       cc->last_decrease_us == 0;
 }
 
+/* The integer square root of @v (the largest r with r * r <= v). */
+static uint32_t isqrt(uint64_t v)
+{
+	uint64_t r = 0, bit = 1ull << 62;
+
+	while (bit > v)
+		bit >>= 2;
+	while (bit) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint32_t)r;
+}
+
+/*
+ * Flow scaling (Swift's): the target grows as the window shrinks, by
+ * cc_fs_range_us * (1 / sqrt(w) - 1 / 8) / (1 - 1 / 8) for a window of w
+ * packets, from the whole range at one packet to nothing at
+ * SRD_CC_FS_MAX_CWND (64): of flows that share a bottleneck, the
+ * smaller ones tolerate more delay, so they grow while the larger ones
+ * shrink, and flows whose targets differ a little (a minimum RTT
+ * measured a packet high) share instead of the higher taking all.
+ * With w = cwnd / 256 and x = sqrt(cwnd) = 16 sqrt(w):
+ * range * (128 - x) / (7 x).
+ */
+static uint64_t fs_us(const struct srd_cc *cc, const struct srd_config *cfg)
+{
+	uint64_t x = isqrt(cc->cwnd);
+
+	if (x >= 128)
+		return 0;
+	if (x <= 16)
+		return cfg->cc_fs_range_us;
+	return (uint64_t)cfg->cc_fs_range_us * (128 - x) / (7 * x);
+}
+
 void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   const struct srd_rtt *rtt, uint32_t newly_acked,
 		   uint32_t delay_us, uint64_t now_us)
@@ -60,7 +112,8 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		return;
 	if (!target)
 		target = rtt->min_us + srd_max_u64(cfg->cc_target_queue_us,
-				(uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
+				(uint64_t)rtt->min_us * cfg->cc_target_rtt_mult) +
+			 fs_us(cc, cfg);
 	/* The standing delay: the least sample of a window of srtt / 2. */
 	if (!cc->win_samples || delay_us < cc->win_min_us)
 		cc->win_min_us = delay_us;
@@ -132,6 +185,53 @@ void srd_cc_undo(struct srd_cc *cc)
 	if (cc->cwnd_undo > cc->cwnd)
 		cc->cwnd = cc->cwnd_undo;
 	cc->cwnd_undo = 0;
+}
+
+/* Does a receiver's ACK sent now ask its sender to drain? */
+bool srd_cc_drain_asks(const struct srd_config *cfg, uint64_t now_us)
+{
+	return srd_cc_drains(cfg) &&
+	       now_us % cfg->cc_drain_interval_us < cfg->cc_drain_interval_us / 16;
+}
+
+/*
+ * An ACK, which @asked for a drain or not.  The first that asks starts
+ * one, once per half interval at most (every ACK of the receiver's drain
+ * asks): the window is held at cwnd_min_pkts; cwnd is kept, and is the
+ * window again after.  The drain ends at the first ACK that does not ask,
+ * once a packet sent since it began has come back (that packet left when
+ * what this peer had in flight was acknowledged), so all the receiver's
+ * senders hold back together until its drain is over.  True: one began.
+ */
+bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
+		      bool asked, uint64_t now_us)
+{
+	if (cc->drain_start_us) {
+		if (!asked && cc->drain_sampled) {
+			cc->drain_start_us = 0;
+			cc->drain_pkts = 0;
+		}
+		return false;
+	}
+	if (!asked || !srd_cc_drains(cfg) ||
+	    (cc->drain_last_us &&
+	     now_us - cc->drain_last_us < cfg->cc_drain_interval_us / 2))
+		return false;
+	cc->drain_start_us = now_us ? now_us : 1;
+	cc->drain_last_us = cc->drain_start_us;
+	cc->drain_pkts = cfg->cwnd_min_pkts;
+	cc->drain_sampled = false;
+	return true;
+}
+
+/*
+ * An RTT sample (already taken, srd_rtt_sample(): the minimum comes down
+ * to it if it is less) of a packet sent at @sent_us.
+ */
+void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us)
+{
+	if (cc->drain_start_us && sent_us >= cc->drain_start_us)
+		cc->drain_sampled = true;
 }
 
 void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,

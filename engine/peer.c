@@ -47,8 +47,10 @@ void srd_config_default(struct srd_config *c)
 	 * hosts: hundreds of microseconds of jitter), or the window reads
 	 * that noise as a queue and sits at its floor.
 	 */
-	c->cc_target_queue_us = 500;
+	c->cc_target_queue_us = 2000;
 	c->cc_target_rtt_mult = 4;
+	c->cc_drain_interval_us = 1000000;
+	c->cc_fs_range_us = 2000;
 	c->cc_ai_pkts = 1;
 	c->cc_beta_pct = 80;
 	c->cc_max_mdf_pct = 50;
@@ -96,7 +98,9 @@ int srd_config_validate(const struct srd_config *c)
 	    c->cwnd_max_pkts > c->tx_window_pkts)
 		return -10;
 	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
-	    c->cc_target_rtt_mult > 64 || c->cc_target_us > SRD_CC_TARGET_MAX_US)
+	    c->cc_target_rtt_mult > 64 || c->cc_target_us > SRD_CC_TARGET_MAX_US ||
+	    c->cc_drain_interval_us > SRD_CC_DRAIN_INTERVAL_MAX_US ||
+	    c->cc_fs_range_us > SRD_CC_TARGET_MAX_US)
 		return -11;
 	if (!c->path_fail_losses || !c->path_avoid_us ||
 	    c->path_avoid_us > c->path_avoid_max_us)
@@ -217,6 +221,7 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(rx_drop_unsolicited),
 	SRD_COUNTER_DESC(acks_piggybacked),
 	SRD_COUNTER_DESC(ack_reply_timeouts),
+	SRD_COUNTER_DESC(cc_drains),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==

@@ -159,6 +159,9 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 	peer->remote_waits = p->opcode != SRD_WOP_ACK;
 	if (p->ack_flags & SRD_WF_ACK_DUP)
 		on_dup_ack(peer, p->dup_psn);
+	if (srd_cc_drain_ack(&peer->cc, cfg, p->ack_flags & SRD_WF_ACK_DRAIN,
+			     now_us))
+		peer->ctr.cc_drains++;
 	e = &peer->ring[p->ack_psn & mask];
 	if (e->in_use && e->psn == p->ack_psn) {
 		uint64_t s = now_us - e->sent_us;
@@ -167,6 +170,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 			s -= p->ack_delay_us;
 		sample = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
 		srd_rtt_sample(&peer->rtt, cfg, sample, now_us);
+		srd_cc_drain_sample(&peer->cc, e->sent_us);
 	}
 	/* Only PSNs from snd_una up can be in flight. */
 	lim = srd_seq_lt(p->ack_psn, peer->snd_una) ? 0 :

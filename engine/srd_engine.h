@@ -65,6 +65,7 @@ enum srd_engine_wire_flags {
 	SRD_WF_DATA_ACK_NOW = 1 << 3,	/* receiver: ACK without delay */
 	SRD_WF_DATA_HAS_ACK = 1 << 4,	/* an ACK block follows the header */
 	SRD_WF_ACK_DUP = 1 << 0,	/* ACK: dup_psn carried data already placed */
+	SRD_WF_ACK_DRAIN = 1 << 1,	/* ACK: hold the window at its floor */
 };
 
 /*
@@ -238,6 +239,8 @@ struct srd_rdma_info {
 
 /* The largest fixed congestion target (cc_target_us): one second. */
 #define SRD_CC_TARGET_MAX_US	1000000u
+/* The longest interval between a receiver's drains: one minute. */
+#define SRD_CC_DRAIN_INTERVAL_MAX_US	60000000u
 
 struct srd_config {
 	uint32_t n_paths;		/* entropy values per peer, 1..SRD_MAX_PATHS */
@@ -265,6 +268,8 @@ struct srd_config {
 	uint32_t cc_target_queue_us;	/* target delay = min RTT + this, */
 	uint32_t cc_target_rtt_mult;	/* or + this many min RTTs if more */
 	uint32_t cc_target_us;		/* else this, for every peer; 0: off */
+	uint32_t cc_fs_range_us;	/* + up to this for a small window */
+	uint32_t cc_drain_interval_us;	/* senders drain this often; 0: never */
 	uint32_t cc_ai_pkts;		/* additive increase per RTT */
 	uint32_t cc_beta_pct;		/* MD gain on delay above target */
 	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */
@@ -324,6 +329,7 @@ struct srd_counters {
 	uint64_t rx_drop_unsolicited;	/* right tag, but no peer for it to act on */
 	uint64_t acks_piggybacked;	/* ACKs carried by a DATA packet */
 	uint64_t ack_reply_timeouts;	/* ACKs that waited for a reply in vain */
+	uint64_t cc_drains;		/* drains a receiver asked for, made */
 };
 
 /*
@@ -333,7 +339,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	43
+#define SRD_ENGINE_NUM_COUNTERS	44
 
 struct srd_counter_desc {
 	const char *name;

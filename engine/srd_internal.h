@@ -150,6 +150,7 @@ void srd_rtt_spurious_rto(struct srd_rtt *r, const struct srd_config *cfg);
 void srd_rtt_relax_floor(struct srd_rtt *r, const struct srd_config *cfg);
 void srd_rtt_sample(struct srd_rtt *r, const struct srd_config *cfg,
 		    uint32_t sample_us, uint64_t now_us);
+void srd_rtt_set_min(struct srd_rtt *r, uint32_t sample_us, uint64_t now_us);
 uint32_t srd_rto_backed_off(const struct srd_rtt *r,
 			    const struct srd_config *cfg, uint32_t backoff);
 
@@ -166,8 +167,18 @@ struct srd_cc {
 	uint32_t win_min_us;	/* ... of the current one */
 	uint32_t win_samples;
 	uint64_t win_end_us;
+	uint64_t drain_start_us; /* a drain under way since; 0: none */
+	uint64_t drain_last_us;	/* the last one's start */
+	uint32_t drain_pkts;	/* the window while one is */
+	bool drain_sampled;	/* ... and a packet sent since came back */
 	bool stalled;		/* counted once per stall */
 };
+
+/* Are drains asked for and made (cc.c)?  Not with a fixed target. */
+static inline bool srd_cc_drains(const struct srd_config *cfg)
+{
+	return cfg->cc_drain_interval_us && !cfg->cc_target_us;
+}
 
 void srd_cc_init(struct srd_cc *cc, const struct srd_config *cfg);
 void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
@@ -178,11 +189,17 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 void srd_cc_undo(struct srd_cc *cc);
 void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
 		   bool first, uint64_t now_us);
+bool srd_cc_drain_asks(const struct srd_config *cfg, uint64_t now_us);
+bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
+		      bool asked, uint64_t now_us);
+void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us);
 /* Inline: the pump and the deadline ask at every packet. */
 static inline uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
 {
 	uint32_t w = cc->cwnd / SRD_CWND_ONE;
 
+	if (cc->drain_pkts && w > cc->drain_pkts)
+		w = cc->drain_pkts;	/* a drain (cc.c) */
 	return w ? w : 1;
 }
 

@@ -228,7 +228,7 @@ uint32_t srd_wire_put_ack_block(uint8_t *b, uint32_t hdr_len,
 {
 	uint8_t *a = b + hdr_len;
 
-	a[OFF_AB_FLAGS] = p->ack_flags & SRD_WF_ACK_DUP;
+	a[OFF_AB_FLAGS] = p->ack_flags & (SRD_WF_ACK_DUP | SRD_WF_ACK_DRAIN);
 	srd_memset(a + OFF_AB_RESERVED, 0, 3);
 	srd_put_be32(a + OFF_AB_PSN, p->ack_psn);
 	srd_put_be32(a + OFF_AB_DELAY, p->ack_delay_us);

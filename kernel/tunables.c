@@ -96,6 +96,14 @@ SRD_TUNABLE(cc_target_queue_us, uint,
 SRD_TUNABLE(cc_target_us, uint,
 	    "SRD: one delay target for every peer, microseconds, 0..1000000; 0: each peer's minimum RTT plus the target queue (default)",
 	    SRD_CFG(cc_target_us), .max = SRD_CC_TARGET_MAX_US, .v.u = 0);
+SRD_TUNABLE(cc_fs_range_us, int,
+	    "SRD: delay a small window may add to its target, microseconds, the whole of it at one packet, none from 64 (flow scaling); 0: none (-1: engine default, 2000)",
+	    SRD_CFG(cc_fs_range_us), SRD_UNSET(-1), .min = -1,
+	    .max = SRD_CC_TARGET_MAX_US, .v.s = -1);
+SRD_TUNABLE(cc_drain_interval_us, int,
+	    "SRD: how often a receiver has its senders drain the queue into it together, so each learns its base RTT, microseconds; 0: never, and ignore a peer's asking (-1: engine default, 1000000)",
+	    SRD_CFG(cc_drain_interval_us), SRD_UNSET(-1), .min = -1,
+	    .max = SRD_CC_DRAIN_INTERVAL_MAX_US, .v.s = -1);
 SRD_TUNABLE(peer_idle_s, uint,
 	    "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400 (default 30)",
 	    .min = 5, .max = 86400, .v.u = 30);

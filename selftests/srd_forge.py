@@ -148,6 +148,8 @@ DEBUG = bool(os.environ.get("SRD_FORGE_DEBUG"))   # every packet received
 
 F_SOLICITED, F_HAS_IMM, F_RETRANSMIT, F_ACK_NOW, F_HAS_ACK = 1, 2, 4, 8, 0x10
 F_ACK_DUP = 1
+F_ACK_DRAIN = 2
+F_ACK_ALL = F_ACK_DUP | F_ACK_DRAIN
 NAK_RNR, NAK_REMOTE_ACCESS = 1, 6
 NAK_NAMES = {1: "RNR", 2: "BAD_QPN", 3: "BAD_QKEY", 4: "BAD_LENGTH",
              5: "REMOTE_ABORT", 6: "REMOTE_ACCESS"}
@@ -338,7 +340,7 @@ def check_packet(b):
             # The ACK block (docs/protocol.md, "Headers"): an ACK's rules,
             # and only on a packet that stays within a full segment's size.
             a = HDR[op]
-            if b[a] & ~F_ACK_DUP:
+            if b[a] & ~F_ACK_ALL:
                 v.append("%s: ACK block flags 0x%02x" % (name, b[a]))
             if b[a + 1:a + 4] != b"\0" * 3:
                 v.append("%s: ACK block reserved bytes %d-%d %s" %
@@ -355,7 +357,7 @@ def check_packet(b):
     if payload:
         v.append("%s: %d bytes after the header" % (name, payload))
     if op == ACK:
-        if flags & ~F_ACK_DUP:
+        if flags & ~F_ACK_ALL:
             v.append("ACK: flags 0x%02x" % flags)
         if not flags & F_ACK_DUP and be32(b, 36):
             v.append("ACK: dup_psn 0x%08x without DUP" % be32(b, 36))
@@ -417,12 +419,12 @@ def checker_selftest():
 
     good = [ud, data, wr, rq, rs, ak, nk, hl,
             spoil(data, 2, F_HAS_IMM | F_ACK_NOW)[:36] + b"\0\0\0\1" + data[40:],
-            spoil(ak, 2, F_ACK_DUP)[:36] + b"\0\0\0\7",
-            dab, wab, rqab, rsab, room]
+            spoil(ak, 2, F_ACK_DUP)[:36] + b"\0\0\0\7", spoil(ak, 2, F_ACK_DRAIN),
+            dab, wab, rqab, rsab, room, spoil(dab, 52, F_ACK_ALL)]
     bad = [spoil(ud, 21, 1), spoil(ud, 19, 1), spoil(data, 2, 0x18),
            spoil(data, 39, 1), spoil(wr, 2, 0x88), spoil(wr, 39, 3),
            spoil(rq, 39, 3), spoil(rs, 57, 1), spoil(rs, 59, 0x80),
-           spoil(rs, 35, 1), spoil(ak, 39, 1), spoil(ak, 2, 2),
+           spoil(rs, 35, 1), spoil(ak, 39, 1), spoil(ak, 2, 4),
            spoil(nk, 22, 1), spoil(nk, 23, 1), spoil(nk, 2, 1), spoil(hl, 2, 1),
            longer(data, 52), longer(wr, 76), longer(rs, 60), longer(ak, 40),
            longer(nk, 24), longer(hl, 12), longer(ud, 24),
@@ -434,7 +436,7 @@ def checker_selftest():
            spoil(rqab, 3, 26), spoil(rsab, 3, 15),
            # The block: its flags, reserved bytes, dup_psn without DUP,
            # bytes after it, and no room for it in the segment.
-           spoil(dab, 52, F_ACK_DUP | 2), spoil(wab, 76, 0x80),
+           spoil(dab, 52, F_ACK_ALL | 4), spoil(wab, 76, 0x80),
            spoil(dab, 53, 1), spoil(rsab, 62, 1), spoil(rqab, 78, 0x80),
            spoil(wab, 76 + 31, 1), longer(dab, 84), longer(wab, 108),
            longer(rsab, 92), dab + b"\0", rqab + b"\0", no_room]
@@ -1146,12 +1148,14 @@ def expected_fields(b):
             e.update({"softsrd.req_msg_id": be32(b, 52), "softsrd.req_attempt": b[56]})
         o = ack_at(b)
         if o is not None:
-            # The ACK block: its flags (DUP), then an ACK's fields.
+            # The ACK block: its flags (DUP, DRAIN), then an ACK's fields.
             e.update(ack_fields(b, o))
-            e.update({"softsrd.ack_flags": b[o - 4], "softsrd.flags.dup": b[o - 4] & 1})
+            e.update({"softsrd.ack_flags": b[o - 4], "softsrd.flags.dup": b[o - 4] & 1,
+                      "softsrd.flags.drain": (b[o - 4] >> 1) & 1})
     elif op == ACK:
         e.update(ack_fields(b, 12))
         e["softsrd.flags.dup"] = b[2] & 1
+        e["softsrd.flags.drain"] = (b[2] >> 1) & 1
     elif op == NAK:
         e.update({"softsrd.psn": be32(b, 12), "softsrd.msg_id": be32(b, 16),
                   "softsrd.attempt": b[20], "softsrd.nak_reason": b[21]})

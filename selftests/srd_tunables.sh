@@ -87,7 +87,8 @@ refused_load rto_min_us=300000 \
 reload_module
 declare -A DEFAULT=([n_paths]=16 [rto_min_us]=0 [ack_delay_us]=0
 		    [cc_target_queue_us]=0 [cc_target_us]=0 [peer_idle_s]=30
-		    [pacing_gain_pct]=-1)
+		    [pacing_gain_pct]=-1 [cc_fs_range_us]=-1
+		    [cc_drain_interval_us]=-1)
 for t in "${!DEFAULT[@]}"; do
 	[ -w "$P/$t" ] || fail "$P/$t is missing or not writable"
 	expect_eq "$t after a plain load" "${DEFAULT[$t]}" "$(cat "$P/$t")"
@@ -144,6 +145,14 @@ taken cc_target_queue_us 0
 taken cc_target_us 3000
 refused cc_target_us 1000001 "$EINVAL" "rdma_srd: cc_target_us=1000001 is outside 0..1000000"
 taken cc_target_us 0
+taken cc_fs_range_us 0
+refused cc_fs_range_us 1000001 "$EINVAL" "rdma_srd: cc_fs_range_us=1000001 is outside -1..1000000"
+taken cc_fs_range_us -1
+taken cc_drain_interval_us 0
+taken cc_drain_interval_us 250000
+refused cc_drain_interval_us 60000001 "$EINVAL" \
+	"rdma_srd: cc_drain_interval_us=60000001 is outside -1..60000000"
+taken cc_drain_interval_us -1
 
 taken pacing_gain_pct 0
 taken pacing_gain_pct 150

@@ -91,6 +91,7 @@ struct sim_node {
 	uint32_t *ranges;	/* requests with a range in it, by address */
 	uint32_t nranges;
 	long live_in;		/* inbound objects not yet given back */
+	uint64_t fair_bytes;	/* sent by it, delivered in the fair window */
 };
 
 enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS };
@@ -834,6 +835,9 @@ static void delivered(struct sim *s, uint32_t idx, uint32_t bytes)
 		fail(s, "msg %u arrived %d times", idx, m->delivered);
 	s->r->delivered++;
 	s->r->bytes_delivered += bytes;
+	if (s->now_ns >= s->p->fair_from_us * 1000 &&
+	    s->now_ns < s->p->fair_to_us * 1000)
+		s->nodes[m->src].fair_bytes += bytes;
 	/*
 	 * Answer it: a post, not from inside the engine's upcall.  Only what
 	 * completes a receive is, a SEND or a WRITE with imm: a plain WRITE
@@ -1166,7 +1170,8 @@ static void make_workload(struct sim *s)
 {
 	const struct sim_params *p = s->p;
 	uint32_t i = 0, n = 0;
-	int a, k;
+	uint64_t start_ns;
+	int a, k, sender;
 
 	for (a = 0; a < p->nodes; a++)
 		if (p->incast_to < 0 || a != p->incast_to)
@@ -1176,9 +1181,10 @@ static void make_workload(struct sim *s)
 	s->msgs = calloc(p->answer ? 2 * n : n, sizeof(*s->msgs));
 	s->nmsgs = p->answer ? 2 * n : n;
 	s->nrequests = n;
-	for (a = 0; a < p->nodes; a++) {
+	for (a = 0, sender = 0; a < p->nodes; a++) {
 		if (p->incast_to >= 0 && a == p->incast_to)
 			continue;
+		start_ns = 1000ull * p->start_stagger_us * sender++;
 		for (k = 0; k < p->msgs_per_node; k++, i++) {
 			struct msg_rec *m = &s->msgs[i];
 			struct event e = { .type = EV_POST, .msg = i };
@@ -1215,7 +1221,7 @@ static void make_workload(struct sim *s)
 				m->expect = m->kind == SRD_MSG_SEND || m->imm ? EXP_RNR_MAYBE :
 					    EXP_OK;
 			}
-			e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
+			e.t_ns = start_ns + 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
 			ev_push(s, e);
 			if (p->answer)
 				make_answer(s, n, i);
@@ -1445,6 +1451,29 @@ static void check_outcomes(struct sim *s)
 		check_regions(s);
 }
 
+/* Jain's index of what the senders delivered in the fair window. */
+static void fairness(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	double sum = 0, sq = 0;
+	int a, n = 0;
+
+	for (a = 0; a < p->nodes; a++) {
+		uint64_t b = s->nodes[a].fair_bytes;
+
+		if (p->incast_to >= 0 && a == p->incast_to)
+			continue;
+		if (!n || b < s->r->fair_min_bytes)
+			s->r->fair_min_bytes = b;
+		if (b > s->r->fair_max_bytes)
+			s->r->fair_max_bytes = b;
+		sum += (double)b;
+		sq += (double)b * (double)b;
+		n++;
+	}
+	s->r->jain_permille = sq ? (uint32_t)(1000 * sum * sum / (n * sq)) : 0;
+}
+
 void sim_default_params(struct sim_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -1491,6 +1520,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	s.cfg.max_pending_msgs = 1u << 16;
 	if (p->rto_retries_max)
 		s.cfg.rto_retries_max = p->rto_retries_max;
+	if (p->no_drain)
+		s.cfg.cc_drain_interval_us = 0;
 
 	s.nodes = calloc(p->nodes, sizeof(*s.nodes));
 	for (a = 0; a < p->nodes; a++) {
@@ -1610,6 +1641,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->rdma_writes_in += nd->ctr_sum.rdma_writes_in;
 		r->rdma_reads_in += nd->ctr_sum.rdma_reads_in;
 		r->rdma_access_naks += nd->ctr_sum.rdma_access_naks;
+		r->cc_drains += nd->ctr_sum.cc_drains;
 		/* Destroyed, the engine gave back every inbound object. */
 		if (nd->live_in)
 			fail(&s, "node %d: %ld inbound objects never given back", a,
@@ -1620,6 +1652,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		free(nd->written);
 		free(nd->ranges);
 	}
+	if (p->fair_to_us)
+		fairness(&s);
 	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
 		fail(&s, "peak %zu bytes per node above the bound %zu",
 		     r->peak_bytes_per_node, r->bound_bytes_per_node);

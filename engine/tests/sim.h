@@ -51,6 +51,15 @@ struct sim_params {
 	int rnr_qp;			/* this QP index has few receives; -1 none */
 	uint32_t rnr_refill_us;
 	int incast_to;			/* >= 0: every other node sends only to it */
+	/*
+	 * The k-th sending node posts from k * start_stagger_us on; the
+	 * bytes each delivers between fair_from_us and fair_to_us give
+	 * Jain's fairness index (0: not measured).  no_drain: the engines
+	 * neither ask for drains nor make them (cc_drain_interval_us 0).
+	 */
+	uint32_t start_stagger_us;
+	uint64_t fair_from_us, fair_to_us;
+	bool no_drain;
 	int forge_permille;		/* an off-path forger: this many forged
 					 * packets per 1000 real ones */
 	uint32_t link_bytes_per_us;	/* each destination's downlink */
@@ -82,6 +91,13 @@ struct sim_result {
 	uint64_t answers;		/* answers posted (counted in msgs) */
 	uint64_t acks_piggybacked, ack_reply_timeouts;
 	uint64_t bytes_delivered;
+	/*
+	 * Jain's index x 1000 of the senders' bytes in the fair window,
+	 * their least and most; the drains the senders made.
+	 */
+	uint32_t jain_permille;
+	uint64_t fair_min_bytes, fair_max_bytes;
+	uint64_t cc_drains;
 	uint64_t last_ok_completion_us;
 	size_t peak_bytes_per_node, bound_bytes_per_node;
 	uint64_t max_queue_bytes;

@@ -261,6 +261,65 @@ static bool check_paths(const struct sim_params *p, const struct sim_result *r,
 	return true;
 }
 
+/*
+ * Four senders into one receiver's 400 Mb/s downlink, each starting 20 ms
+ * after the one before into the queue the others hold, all with more to
+ * send than the run: the latecomer problem of a delay target built on
+ * each flow's own minimum RTT (cc.c).  Fairness is measured from 1.1 s to
+ * 2.1 s, after the receiver's drain at 1 s.
+ */
+static void sc_latecomers(struct sim_params *p)
+{
+	p->nodes = 5;
+	p->qps = 1;
+	p->incast_to = 0;
+	p->msgs_per_node = 1600;		/* 64 KiB each: 100 MiB */
+	p->max_msg_bytes = 64 * 1024;
+	p->big_pct = 100;
+	p->post_window_us = 100;
+	p->start_stagger_us = 20000;
+	p->link_bytes_per_us = 50;		/* 400 Mb/s */
+	p->buffer_bytes = 4u << 20;
+	p->fair_from_us = 1100000;
+	p->fair_to_us = 2100000;
+}
+
+static void sc_latecomers_no_drain(struct sim_params *p)
+{
+	sc_latecomers(p);
+	p->no_drain = true;
+}
+
+/* The drains made the senders fair. */
+static bool check_fair(const struct sim_params *p, const struct sim_result *r,
+		       char *why, size_t n)
+{
+	(void)p;
+	if (!r->cc_drains || r->jain_permille < 950) {
+		snprintf(why, n, "Jain's index %.3f (at least 0.95 wanted), %llu drains",
+			 r->jain_permille / 1000.0, (unsigned long long)r->cc_drains);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Without drains the same run is unfair: what check_fair() passes on is
+ * the drains' doing, not the scenario's.
+ */
+static bool check_unfair(const struct sim_params *p, const struct sim_result *r,
+			 char *why, size_t n)
+{
+	(void)p;
+	if (r->cc_drains || r->jain_permille >= 900) {
+		snprintf(why, n,
+			 "Jain's index %.3f without drains (%llu made): no latecomer problem",
+			 r->jain_permille / 1000.0, (unsigned long long)r->cc_drains);
+		return false;
+	}
+	return true;
+}
+
 static const struct scenario scenarios[] = {
 	{ "basic", "4 nodes x 4 QPs, 16 paths, clean network, 30% RDMA", sc_basic, NULL },
 	{ "lossy", "6 nodes, 2%/1% loss/dup, jitter, a dead path, bad QPN/qkey/rkey, RNR, 30% RDMA",
@@ -275,6 +334,10 @@ static const struct scenario scenarios[] = {
 	  sc_outage_beyond_budget, check_outage_beyond },
 	{ "incast_8_to_1", "8 senders x 24 x ~240 KB into one 10 Gb/s downlink", sc_incast,
 	  check_incast },
+	{ "latecomers", "4 senders starting 20 ms apart into one 400 Mb/s downlink: fair",
+	  sc_latecomers, check_fair },
+	{ "latecomers_no_drain", "the same without drains: unfair (the control)",
+	  sc_latecomers_no_drain, check_unfair },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
@@ -356,6 +419,12 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 		       (unsigned long long)r.rdma_reads_in,
 		       (unsigned long long)r.rdma_access_naks);
 	}
+	if (p.fair_to_us)
+		printf("#   fairness %.1f-%.1f s: Jain %.3f, senders %llu..%llu B, drains %llu\n",
+		       p.fair_from_us / 1e6, p.fair_to_us / 1e6, r.jain_permille / 1000.0,
+		       (unsigned long long)r.fair_min_bytes,
+		       (unsigned long long)r.fair_max_bytes,
+		       (unsigned long long)r.cc_drains);
 	if (answer)
 		printf("#   answers %llu, ACKs on them %llu, waits in vain %llu\n",
 		       (unsigned long long)r.answers,

@@ -539,6 +539,12 @@ static struct srd_config small_cfg(void)
 	srd_config_default(&c);
 	c.seg_bytes = 1024;
 	c.n_paths = 4;
+	/*
+	 * The clock starts inside a drain (1000 us): the tests of other
+	 * mechanisms count packets and timers that a drain would change;
+	 * the drain's own tests turn it on.
+	 */
+	c.cc_drain_interval_us = 0;
 	return c;
 }
 
@@ -750,10 +756,11 @@ static void test_rto_estimator(void)
 
 /*
  * The target's queue is cc_target_queue_us or cc_target_rtt_mult minimum
- * RTTs, whichever is more: on a path whose base RTT is 1 ms, a standing
- * delay of 2.5 ms is within the target (1 + 4 ms), while with the
- * multiple off (1 + 0.5 ms) it is a queue; on a 100 us path the fixed
- * 500 us still rules (100 + 500: 700 us is above it).
+ * RTTs, whichever is more (flow scaling off, tested below): on a path
+ * whose base RTT is 1 ms, a standing delay of 4.5 ms is within the target
+ * (1 + 4 ms), while with the multiple off (1 + 2 ms) it is a queue; on a
+ * 100 us path the fixed 2 ms still rules (100 + 2000: 2300 us is above
+ * it).
  */
 static void test_cc_target_scales_with_min_rtt(void)
 {
@@ -763,28 +770,29 @@ static void test_cc_target_scales_with_min_rtt(void)
 	uint32_t mult, w0;
 
 	srd_config_default(&c);
-	CHECK(c.cc_target_queue_us == 500 && c.cc_target_rtt_mult == 4,
+	CHECK(c.cc_target_queue_us == 2000 && c.cc_target_rtt_mult == 4,
 	      "defaults %u us, %u RTTs", c.cc_target_queue_us, c.cc_target_rtt_mult);
+	c.cc_fs_range_us = 0;
 	for (mult = 0; mult <= 4; mult += 4) {
 		c.cc_target_rtt_mult = mult;
 		srd_rtt_init(&r, &c);
 		srd_rtt_sample(&r, &c, 1000, 1);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, 2500, 10);	/* a window of one */
+		srd_cc_on_ack(&cc, &c, &r, 1, 4500, 10);	/* a window of one */
 		if (mult)
-			CHECK(cc.cwnd > w0, "x%u: 2.5 ms on a 1 ms path grows (%u -> %u)",
+			CHECK(cc.cwnd > w0, "x%u: 4.5 ms on a 1 ms path grows (%u -> %u)",
 			      mult, w0, cc.cwnd);
 		else
-			CHECK(cc.cwnd < w0, "x%u: 2.5 ms on a 1 ms path cuts (%u -> %u)",
+			CHECK(cc.cwnd < w0, "x%u: 4.5 ms on a 1 ms path cuts (%u -> %u)",
 			      mult, w0, cc.cwnd);
 	}
 	srd_rtt_init(&r, &c);
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 700, 10);
-	CHECK(cc.cwnd < w0, "x4: 700 us on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
+	srd_cc_on_ack(&cc, &c, &r, 1, 2300, 10);
+	CHECK(cc.cwnd < w0, "x4: 2.3 ms on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
 	c.cc_target_rtt_mult = 65;
 	CHECK(srd_config_validate(&c) < 0, "a multiple over 64 is refused");
 }
@@ -807,6 +815,7 @@ static void test_cc_fixed_target(void)
 
 	srd_config_default(&c);
 	CHECK(c.cc_target_us == 0, "off by default (%u)", c.cc_target_us);
+	c.cc_fs_range_us = 0;		/* the targets below assume it */
 	for (i = 0; i < 2; i++) {
 		srd_rtt_init(&r, &c);
 		srd_rtt_sample(&r, &c, min_rtt[i], 1);
@@ -837,6 +846,122 @@ static void test_cc_fixed_target(void)
 	CHECK(srd_config_validate(&c) < 0, "a target over a second is refused");
 }
 
+/*
+ * Flow scaling: the whole range at a window of one packet, nothing from
+ * 64 on, less and less between.  Two flows through one queue with the
+ * same minimum RTT, at 16 and at 2 packets: a standing delay between
+ * their targets cuts the larger and grows the smaller.
+ */
+static void test_cc_flow_scaling(void)
+{
+	static const uint32_t wins[] = { 1, 2, 4, 16, 63, 64, 512, 0 };
+	uint32_t i, w0, last = ~0u, t16 = 0, t2 = 0;
+	struct srd_config c;
+	struct srd_rtt r;
+	struct srd_cc cc;
+
+	srd_config_default(&c);
+	CHECK(c.cc_fs_range_us == 2000, "default range %u us", c.cc_fs_range_us);
+	c.cc_target_rtt_mult = 0;
+	srd_rtt_init(&r, &c);
+	srd_rtt_sample(&r, &c, 100, 1);
+	for (i = 0; wins[i]; i++) {
+		uint32_t lo = 0, hi = 20000, mid;
+
+		/*
+		 * The target: the most standing delay that does not cut (a
+		 * cut rounds to nothing within 1/800 of the target).
+		 */
+		while (lo + 1 < hi) {
+			mid = (lo + hi) / 2;
+			srd_cc_init(&cc, &c);
+			cc.cwnd = wins[i] * SRD_CWND_ONE;
+			w0 = cc.cwnd;
+			srd_cc_on_ack(&cc, &c, &r, 1, mid, 10);
+			if (cc.cwnd < w0 || (w0 == SRD_CWND_ONE && cc.cwnd == w0))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		if (wins[i] == 1)
+			CHECK(lo == 100 + 2000 + 2000, "1 packet: target %u", lo);
+		if (wins[i] >= 64)
+			CHECK(lo >= 100 + 2000 && lo <= 100 + 2000 + 3,
+			      "%u packets: target %u", wins[i], lo);
+		CHECK(lo <= last, "%u packets: target %u, above %u", wins[i], lo, last);
+		if (wins[i] == 2)
+			t2 = lo;
+		if (wins[i] == 16)
+			t16 = lo;
+		last = lo;
+	}
+	CHECK(t2 > t16 + 500, "2 packets' target %u, 16's %u", t2, t16);
+	srd_cc_init(&cc, &c);
+	cc.cwnd = 16 * SRD_CWND_ONE;
+	srd_cc_on_ack(&cc, &c, &r, 1, (t2 + t16) / 2, 10);
+	CHECK(cc.cwnd < 16 * SRD_CWND_ONE, "the larger cuts (%u)", cc.cwnd);
+	srd_cc_init(&cc, &c);
+	cc.cwnd = 2 * SRD_CWND_ONE;
+	srd_cc_on_ack(&cc, &c, &r, 1, (t2 + t16) / 2, 10);
+	CHECK(cc.cwnd > 2 * SRD_CWND_ONE, "the smaller grows (%u)", cc.cwnd);
+	c.cc_fs_range_us = SRD_CC_TARGET_MAX_US + 1;
+	CHECK(srd_config_validate(&c) < 0, "a range over a second is refused");
+}
+
+/*
+ * The drain (cc.c): a receiver's ACKs ask for it in the first 1/16 of
+ * each interval; the first that asks holds the sender's window at its
+ * floor, and the drain ends at an ACK that no longer asks once a packet
+ * sent since it began has come back; one drain per half interval.
+ */
+static void test_cc_drain(void)
+{
+	struct srd_config c;
+	struct srd_cc cc;
+	uint64_t t = 5000000;		/* an interval's start */
+
+	srd_config_default(&c);
+	CHECK(c.cc_drain_interval_us == 1000000, "1 s by default (%u)",
+	      c.cc_drain_interval_us);
+	CHECK(srd_cc_drain_asks(&c, t) && srd_cc_drain_asks(&c, t + 62499) &&
+	      !srd_cc_drain_asks(&c, t + 62500) && !srd_cc_drain_asks(&c, t - 1),
+	      "the receiver asks in [0, 62.5 ms) of each second");
+	srd_cc_init(&cc, &c);
+	cc.cwnd = 40 * SRD_CWND_ONE;
+	CHECK(!srd_cc_drain_ack(&cc, &c, false, t), "an ACK that does not ask");
+	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 10), "one that does: a drain");
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "window %u while it lasts",
+	      srd_cc_window_pkts(&cc));
+	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 20), "no second at once");
+	srd_cc_drain_sample(&cc, t + 5);	/* sent before it began */
+	CHECK(!srd_cc_drain_ack(&cc, &c, false, t + 30) &&
+	      srd_cc_window_pkts(&cc) == c.cwnd_min_pkts,
+	      "an older packet's sample does not end it");
+	srd_cc_drain_sample(&cc, t + 15);
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts,
+	      "a newer one's does not while the receiver still asks");
+	srd_cc_drain_ack(&cc, &c, true, t + 40);
+	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "still asked");
+	srd_cc_drain_ack(&cc, &c, false, t + 62600);
+	CHECK(srd_cc_window_pkts(&cc) == 40, "over: the window is cwnd again (%u)",
+	      srd_cc_window_pkts(&cc));
+	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 400000),
+	      "none again within half an interval");
+	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 1000000), "the next interval's");
+	srd_cc_drain_sample(&cc, t + 1000001);
+	srd_cc_drain_ack(&cc, &c, false, t + 1062600);
+	c.cc_target_us = 3000;
+	srd_cc_init(&cc, &c);
+	CHECK(!srd_cc_drain_asks(&c, t) && !srd_cc_drain_ack(&cc, &c, true, t),
+	      "none with a fixed target (no minimum RTT to learn)");
+	c.cc_target_us = 0;
+	c.cc_drain_interval_us = 0;
+	CHECK(!srd_cc_drain_asks(&c, t) && !srd_cc_drain_ack(&cc, &c, true, t),
+	      "none when off");
+	c.cc_drain_interval_us = SRD_CC_DRAIN_INTERVAL_MAX_US + 1;
+	CHECK(srd_config_validate(&c) < 0, "an interval over a minute is refused");
+}
+
 static void test_cc_window(void)
 {
 	struct srd_config c;
@@ -847,6 +972,7 @@ static void test_cc_window(void)
 	srd_config_default(&c);
 	c.cc_target_queue_us = 50;	/* the figures below assume it */
 	c.cc_target_rtt_mult = 0;
+	c.cc_fs_range_us = 0;
 	srd_rtt_init(&r, &c);
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
@@ -1394,7 +1520,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, ack_reply_timeouts),
+	      offsetof(struct srd_counters, cc_drains),
 	      "first and last");
 }
 
@@ -2477,6 +2603,8 @@ static const struct test tests[] = {
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
 	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
 	{ "cc_fixed_target", test_cc_fixed_target },
+	{ "cc_flow_scaling", test_cc_flow_scaling },
+	{ "cc_drain", test_cc_drain },
 	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },

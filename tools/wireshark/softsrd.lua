@@ -43,6 +43,7 @@ f.f_retransmit = ProtoField.bool("softsrd.flags.retransmit", "RETRANSMIT", 8, ni
 f.f_ack_now = ProtoField.bool("softsrd.flags.ack_now", "ACK_NOW", 8, nil, 0x08)
 f.f_has_ack = ProtoField.bool("softsrd.flags.has_ack", "HAS_ACK", 8, nil, 0x10)
 f.f_dup = ProtoField.bool("softsrd.flags.dup", "DUP", 8, nil, 0x01)
+f.f_drain = ProtoField.bool("softsrd.flags.drain", "DRAIN", 8, nil, 0x02)
 -- UD
 f.ud_dst_qpn = ProtoField.uint32("softsrd.ud.dst_qpn", "Destination QPN")
 f.ud_src_qpn = ProtoField.uint32("softsrd.ud.src_qpn", "Source QPN")
@@ -192,6 +193,7 @@ function p.dissector(tvb, pinfo, tree)
 		t:add(f.dst_tag, tvb(8, 4))
 		if op == 17 then
 			fl:add(f.f_dup, tvb(2, 1))
+			fl:add(f.f_drain, tvb(2, 1))
 			ack_fields(t, tvb, 12)
 			pinfo.cols.info = string.format("%s ack_psn %u", name,
 							tvb(12, 4):uint())
@@ -230,6 +232,7 @@ function p.dissector(tvb, pinfo, tree)
 				local at = t:add(f.ack_block, tvb(b, 32))
 				local af = at:add(f.ack_flags, tvb(b, 1))
 				af:add(f.f_dup, tvb(b, 1))
+				af:add(f.f_drain, tvb(b, 1))
 				at:add(f.ack_reserved, tvb(b + 1, 3))
 				ack_fields(at, tvb, b + 4)
 				known = b + 32
