@@ -7,7 +7,8 @@
  * more: a path whose base RTT is long (many hops, or hosts that run
  * late, such as software NICs and emulated CPUs) has jitter in
  * proportion, which a fixed queue mistakes for congestion, as Swift
- * scales its target with the hop count.
+ * scales its target with the hop count.  The target also grows as the
+ * window shrinks (flow scaling, fs_us()).
  * cc_target_us, when set, replaces all that with one fixed target, the
  * same for every peer (as Swift's base target): flows that share a
  * bottleneck then aim at the same delay whenever each started, where a

@@ -48,7 +48,7 @@ void srd_config_default(struct srd_config *c)
 	 * that noise as a queue and sits at its floor.
 	 */
 	c->cc_target_queue_us = 2000;
-	c->cc_target_rtt_mult = 4;
+	c->cc_target_rtt_mult = 2;
 	c->cc_drain_interval_us = 1000000;
 	c->cc_fs_range_us = 2000;
 	c->cc_ai_pkts = 1;

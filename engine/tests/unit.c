@@ -757,9 +757,9 @@ static void test_rto_estimator(void)
 /*
  * The target's queue is cc_target_queue_us or cc_target_rtt_mult minimum
  * RTTs, whichever is more (flow scaling off, tested below): on a path
- * whose base RTT is 1 ms, a standing delay of 4.5 ms is within the target
- * (1 + 4 ms), while with the multiple off (1 + 2 ms) it is a queue; on a
- * 100 us path the fixed 2 ms still rules (100 + 2000: 2300 us is above
+ * whose base RTT is 2 ms, a standing delay of 5.5 ms is within the target
+ * (2 + 2 x 2 ms), while with the multiple off (2 + 2 ms) it is a queue; on
+ * a 100 us path the fixed 2 ms still rules (100 + 2000: 2300 us is above
  * it).
  */
 static void test_cc_target_scales_with_min_rtt(void)
@@ -770,21 +770,21 @@ static void test_cc_target_scales_with_min_rtt(void)
 	uint32_t mult, w0;
 
 	srd_config_default(&c);
-	CHECK(c.cc_target_queue_us == 2000 && c.cc_target_rtt_mult == 4,
+	CHECK(c.cc_target_queue_us == 2000 && c.cc_target_rtt_mult == 2,
 	      "defaults %u us, %u RTTs", c.cc_target_queue_us, c.cc_target_rtt_mult);
 	c.cc_fs_range_us = 0;
-	for (mult = 0; mult <= 4; mult += 4) {
+	for (mult = 0; mult <= 2; mult += 2) {
 		c.cc_target_rtt_mult = mult;
 		srd_rtt_init(&r, &c);
-		srd_rtt_sample(&r, &c, 1000, 1);
+		srd_rtt_sample(&r, &c, 2000, 1);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, 4500, 10);	/* a window of one */
+		srd_cc_on_ack(&cc, &c, &r, 1, 5500, 10);	/* a window of one */
 		if (mult)
-			CHECK(cc.cwnd > w0, "x%u: 4.5 ms on a 1 ms path grows (%u -> %u)",
+			CHECK(cc.cwnd > w0, "x%u: 5.5 ms on a 2 ms path grows (%u -> %u)",
 			      mult, w0, cc.cwnd);
 		else
-			CHECK(cc.cwnd < w0, "x%u: 4.5 ms on a 1 ms path cuts (%u -> %u)",
+			CHECK(cc.cwnd < w0, "x%u: 5.5 ms on a 2 ms path cuts (%u -> %u)",
 			      mult, w0, cc.cwnd);
 	}
 	srd_rtt_init(&r, &c);
@@ -792,7 +792,7 @@ static void test_cc_target_scales_with_min_rtt(void)
 	srd_cc_init(&cc, &c);
 	w0 = cc.cwnd;
 	srd_cc_on_ack(&cc, &c, &r, 1, 2300, 10);
-	CHECK(cc.cwnd < w0, "x4: 2.3 ms on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
+	CHECK(cc.cwnd < w0, "x2: 2.3 ms on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
 	c.cc_target_rtt_mult = 65;
 	CHECK(srd_config_validate(&c) < 0, "a multiple over 64 is refused");
 }
