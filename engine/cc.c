@@ -62,9 +62,9 @@ static bool can_decrease(const struct srd_cc *cc, const struct srd_rtt *rtt,
 }
 
 /* The integer square root of @v (the largest r with r * r <= v). */
-static uint32_t isqrt(uint64_t v)
+static uint32_t isqrt(uint32_t v)
 {
-	uint64_t r = 0, bit = 1ull << 62;
+	uint32_t r = 0, bit = 1u << 30;
 
 	while (bit > v)
 		bit >>= 2;
@@ -83,8 +83,8 @@ static uint32_t isqrt(uint64_t v)
 /*
  * Flow scaling (Swift's): the target grows as the window shrinks, by
  * cc_fs_range_us * (1 / sqrt(w) - 1 / 8) / (1 - 1 / 8) for a window of w
- * packets, from the whole range at one packet to nothing at
- * SRD_CC_FS_MAX_CWND (64): of flows that share a bottleneck, the
+ * packets, from the whole range at one packet to nothing from 64
+ * packets on: of flows that share a bottleneck, the
  * smaller ones tolerate more delay, so they grow while the larger ones
  * shrink, and flows whose targets differ a little (a minimum RTT
  * measured a packet high) share instead of the higher taking all.
@@ -93,10 +93,12 @@ static uint32_t isqrt(uint64_t v)
  */
 static uint64_t fs_us(const struct srd_cc *cc, const struct srd_config *cfg)
 {
-	uint64_t x = isqrt(cc->cwnd);
+	uint64_t x;
 
-	if (x >= 128)
+	/* No root to take for a large window (most ACKs of a bulk flow). */
+	if (cc->cwnd >= 128 * 128 || !cfg->cc_fs_range_us)
 		return 0;
+	x = isqrt(cc->cwnd);
 	if (x <= 16)
 		return cfg->cc_fs_range_us;
 	return (uint64_t)cfg->cc_fs_range_us * (128 - x) / (7 * x);

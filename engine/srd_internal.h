@@ -150,7 +150,6 @@ void srd_rtt_spurious_rto(struct srd_rtt *r, const struct srd_config *cfg);
 void srd_rtt_relax_floor(struct srd_rtt *r, const struct srd_config *cfg);
 void srd_rtt_sample(struct srd_rtt *r, const struct srd_config *cfg,
 		    uint32_t sample_us, uint64_t now_us);
-void srd_rtt_set_min(struct srd_rtt *r, uint32_t sample_us, uint64_t now_us);
 uint32_t srd_rto_backed_off(const struct srd_rtt *r,
 			    const struct srd_config *cfg, uint32_t backoff);
 
