@@ -262,6 +262,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		/* A READ's response has the requester's own deadline. */
 		if (!s->is_resp) {
 			s->progress_us = now_us;
+			s->progress_segs = peer->rx_new_segs;
 			if (peer->rx_stall_check_us == SRD_NO_DEADLINE)
 				peer->rx_stall_check_us =
 					now_us + peer->eng->cfg.resp_timeout_us;
@@ -344,6 +345,8 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	}
 	srd_bit_set(s->placed, seg);
 	s->progress_us = now_us;
+	s->progress_segs = ++peer->rx_new_segs;
+	peer->rx_progress_us = now_us;
 	if (++s->segs_placed == s->nsegs) {
 		if (m)
 			srd_tx_complete(peer, m, SRD_COMP_OK);
@@ -414,14 +417,22 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 /*
  * A sender that stops mid-message (crashed, cut off, or never meaning to
  * finish) would hold the receive, and the memory it pins, for good: a
- * receive with no new segment for resp_timeout_us is aborted.  A live
- * sender gives up sooner (its retry budget), so this only ever catches
- * messages nobody will finish.
+ * receive with no new segment for resp_timeout_us is aborted, if the
+ * peer sent nothing new either, or sent more than eight rounds of new
+ * segments of its other messages meanwhile.  A live sender serves the
+ * messages it has started in turn (one segment each per round, and at
+ * most msg_window of them are started; retransmissions under loss keep
+ * the turn only roughly, hence eight), so a message it leaves behind
+ * that long it does not mean to finish; and a live sender that is only
+ * slow (a starved share of a bottleneck) keeps its receives, however
+ * long its rounds take.  A live sender gives up on a peer sooner than
+ * this (its retry budget).
  */
 void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 {
 	uint32_t w = peer->eng->cfg.msg_window, i;
 	uint64_t timeout = peer->eng->cfg.resp_timeout_us, next = SRD_NO_DEADLINE;
+	bool peer_silent = peer->rx_progress_us + timeout <= now_us;
 	struct srd_rx_slot *s;
 
 	if (peer->rx_stall_check_us > now_us)
@@ -430,11 +441,15 @@ void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 		s = &peer->rx_slots[i];
 		if (s->state != SRD_RXS_ASSEMBLING || s->is_resp)
 			continue;
-		if (s->progress_us + timeout <= now_us) {
+		if (s->progress_us + timeout > now_us) {
+			next = srd_min_u64(next, s->progress_us + timeout);
+		} else if (peer_silent ||
+			   peer->rx_new_segs - s->progress_segs > 8 * w) {
 			peer->ctr.rx_msg_timeouts++;
 			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
-		} else if (s->progress_us + timeout < next) {
-			next = s->progress_us + timeout;
+		} else {
+			/* Slow, not stopped: look again in a while. */
+			next = srd_min_u64(next, now_us + timeout / 4 + 1);
 		}
 	}
 	peer->rx_stall_check_us = next;

@@ -309,6 +309,7 @@ struct srd_rx_slot {
 	uint8_t *placed;		/* nsegs bits, while ASSEMBLING */
 	uint32_t placed_bytes;
 	uint64_t progress_us;		/* ASSEMBLING: last new segment */
+	uint32_t progress_segs;		/* ... and peer->rx_new_segs then */
 };
 
 uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes);
@@ -431,6 +432,9 @@ struct srd_peer {
 	 * progress for resp_timeout_us; SRD_NO_DEADLINE when none is.
 	 */
 	uint64_t rx_stall_check_us;
+	/* New segments placed, of every message of this peer: is it live? */
+	uint32_t rx_new_segs;
+	uint64_t rx_progress_us;	/* ... and the last one's time */
 	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
 	bool tail_ack_now;		/* the newest DATA sent was ACK_NOW */
 	/*

@@ -1322,6 +1322,137 @@ static void test_receive_aborted_when_sender_stops(void)
 	pair_free(pr);
 }
 
+/* Node 0's DATA gets through at most once per *arg microseconds. */
+struct gate {
+	uint64_t every_us, next_us;
+};
+
+static bool slow_gate(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct gate *g = arg;
+
+	if (q->to != 1 || q->data[1] != SRD_WOP_DATA)
+		return false;
+	if (pr->now < g->next_us)
+		return true;
+	g->next_us = pr->now + g->every_us;
+	return false;
+}
+
+/*
+ * A live sender starved to a packet per 25 ms, with 8 messages under way
+ * at once: each gets a segment per round of 8, 200 ms apart, twice the
+ * receiver's stall timeout.  It is slow, not stopped: nothing is aborted.
+ */
+static void test_slow_sender_keeps_receives(void)
+{
+	struct srd_config c = small_cfg();
+	struct gate g = { .every_us = 25000 };
+	struct pair *pr;
+	struct node *b;
+	int i, done = 0;
+
+	c.resp_timeout_us = 100000;
+	c.rto_max_us = 20000;	/* a retry at least every 45 ms: never silent */
+	c.msg_window = 8;
+	pr = pair_new(&c);
+	b = pr->n[1];
+	for (i = 0; i < 8; i++)
+		CHECK(send_one(pr, 0, 8 * 1024, 100 + i, 7) == 0, "post %d", i);
+	pair_run(pr, pr->now + 60000000, false, slow_gate, &g);
+	for (i = 0; i < b->nrx; i++)
+		done += b->rx[i].done && rx_intact(&b->rx[i]);
+	CHECK(b->nrx == 8 && done == 8, "all 8 delivered intact: %d of %d receives",
+	      done, b->nrx);
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 0, "none aborted: %llu",
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 8, "8 sends OK, %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
+}
+
+/*
+ * Every DATA of message msg_id but its first segment is lost, until the
+ * receiver aborted that receive.
+ */
+struct starve {
+	uint32_t msg_id;
+	struct rxbuf *rx;
+};
+
+static bool starve_msg(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct starve *st = arg;
+	struct srd_pkt p;
+
+	(void)pr;
+	return q->to == 1 && !st->rx->aborted &&
+	       srd_wire_parse(q->data, q->len, &p) == SRD_PARSE_OK &&
+	       p.opcode == SRD_WOP_DATA && p.msg_id == st->msg_id && p.offset;
+}
+
+/*
+ * A live sender that sends its other messages but not the rest of one
+ * (a bug, or a peer that means to hold the receive): once more than
+ * eight rounds of others arrived and resp_timeout_us passed, that
+ * receive is aborted while the others still flow (the peer is not
+ * silent), and they are delivered.
+ */
+static void test_left_behind_receive_aborted(void)
+{
+	struct srd_config c = small_cfg();
+	struct starve st;
+	struct pair *pr;
+	struct node *b;
+	uint64_t t0;
+	int i, done = 0;
+
+	c.resp_timeout_us = 2000;
+	c.msg_window = 4;	/* eight rounds: 32 segments */
+	/*
+	 * A window that losses do not shrink, and room in the packet table
+	 * past the lost packets: this sender keeps sending the others (as
+	 * far as the receiver's SACK window lets it).
+	 */
+	c.tx_window_pkts = SRD_MAX_TX_WINDOW_PKTS;
+	c.cwnd_min_pkts = c.cwnd_init_pkts = c.cwnd_max_pkts = 512;
+	pr = pair_new(&c);
+	b = pr->n[1];
+	st.msg_id = pr->n[0]->peer->msg_next;
+	st.rx = &b->rx[0];
+	/* 8 segments, then 3 x 1024 of them. */
+	for (i = 0; i < 4; i++)
+		CHECK(send_one(pr, 0, i ? 1024 * 1024 : 8 * 1024, 200 + i, 7) == 0,
+		      "post %d", i);
+	t0 = pr->now;
+	while (!b->rx[0].aborted && pr->now < t0 + 1000000)
+		pair_run(pr, pr->now + 100, false, starve_msg, &st);
+	for (i = 1; i < b->nrx; i++)
+		done += b->rx[i].done;
+	CHECK(b->nrx == 4 && b->rx[0].aborted == 1 && done < 3 &&
+	      pr->now < b->peer->rx_progress_us + c.resp_timeout_us,
+	      "aborted while the others flow: %d receives, aborted %d, %d done",
+	      b->nrx, b->rx[0].aborted, done);
+	/*
+	 * The others wait (the receiver's SACK window) until the next
+	 * retransmission of the aborted one is NAKed: a timeout longer than
+	 * the sender's backed-off RTO from here on.
+	 */
+	b->eng->cfg.resp_timeout_us = 1000000;
+	pair_run(pr, t0 + 3000000, false, starve_msg, &st);
+	for (i = 1, done = 0; i < b->nrx; i++)
+		done += b->rx[i].done && rx_intact(&b->rx[i]);
+	CHECK(done == 3 && ectr(b->eng)->rx_msg_timeouts == 1,
+	      "the others delivered intact: %d, %llu timeouts", done,
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_REMOTE_ABORT] == 1 &&
+	      pr->n[0]->sends_done[SRD_COMP_OK] == 3,
+	      "the sender: 1 REMOTE_ABORT, 3 OK (%d, %d)",
+	      pr->n[0]->sends_done[SRD_COMP_REMOTE_ABORT],
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
+}
+
 static void rnr_case(uint8_t rnr_retry, int expect_naks, bool infinite)
 {
 	struct srd_config c = small_cfg();
@@ -2612,6 +2743,8 @@ static const struct test tests[] = {
 	{ "slow_path_not_starved", test_slow_path_not_starved },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
+	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
+	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
