@@ -118,6 +118,9 @@ bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m)
 
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
 {
+	/* A response still arriving must not place into it any more. */
+	if (m->resp_slot && m->resp_slot->read == m)
+		m->resp_slot->read = NULL;
 	eng_free(peer, m->acked, m->acked_bytes);
 	eng_free(peer, m, sizeof(*m));
 }
@@ -182,6 +185,7 @@ static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
  * waiting for exactly this: its id, attempt, QPs and length.
  */
 static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
+				      struct srd_rx_slot *s,
 				      const struct srd_pkt *p)
 {
 	struct srd_tx_msg *m = srd_tx_read_find(peer, p->req_msg_id);
@@ -191,7 +195,9 @@ static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
 	    m->dst_qpn != p->src_qpn)
 		return SRD_RX_QP_ERROR;		/* NAK REMOTE_ABORT */
 	m->resp_claimed = true;
-	m->resp_deadline_us = srd_now(peer) + peer->eng->cfg.resp_timeout_us;
+	m->resp_slot = s;
+	s->read = m;
+	srd_tx_resp_progress(peer, m);
 	return SRD_RX_ACCEPT;
 }
 
@@ -209,7 +215,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 	s->attempt = p->attempt;
 	s->is_resp = p->opcode == SRD_WOP_READ_RESP;
 	if (s->is_resp) {
-		v = claim_resp(peer, p);
+		v = claim_resp(peer, s, p);
 		s->req_msg_id = p->req_msg_id;
 	} else if (p->opcode == SRD_WOP_DATA &&
 		   p->msg_len > peer->eng->cfg.max_msg_bytes) {
@@ -252,7 +258,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		if (!s->placed) {
 			/* The sender retransmits; maybe memory is back then. */
 			if (s->is_resp)
-				srd_tx_read_find(peer, p->req_msg_id)->resp_claimed = false;
+				s->read->resp_claimed = false;
 			else
 				peer->eng->ops->rx_abort(peer->eng->os, in);
 			srd_memset(s, 0, sizeof(*s));
@@ -325,17 +331,21 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	if (srd_bit_test(s->placed, seg))
 		return SRD_RXD_DUPLICATE;
 	if (s->is_resp) {
-		/* Our READ may have failed or been flushed meanwhile. */
-		m = srd_tx_read_find(peer, s->req_msg_id);
-		if (!m || !m->resp_claimed)
+		/*
+		 * Our READ may have failed or been flushed meanwhile (freed),
+		 * or wait to be sent again (RNR).
+		 */
+		m = s->read;
+		if (!m || !m->resp_claimed ||
+		    (m->state != SRD_TXM_ACTIVE &&
+		     m->state != SRD_TXM_AWAIT_RESP))
 			return reject(peer, s, false, SRD_NAK_REMOTE_ABORT,
 				      reason);
 		if (p->payload_len)
 			ops->read_data(peer->eng->os, m->out,
 				       m->op_off + p->offset, p->payload,
 				       p->payload_len);
-		m->resp_deadline_us = srd_now(peer) +
-				      peer->eng->cfg.resp_timeout_us;
+		srd_tx_resp_progress(peer, m);
 	} else if (p->payload_len &&
 		   ops->rx_data(peer->eng->os, s->in, p->offset,
 				p->payload, p->payload_len)) {

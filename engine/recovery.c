@@ -395,12 +395,15 @@ static void await_timeouts(struct srd_peer *peer, uint64_t now_us)
 {
 	struct srd_tx_msg *m, **pp = &peer->awaiting;
 
+	if (!peer->resp_due_head ||
+	    peer->resp_due_head->resp_deadline_us > now_us)
+		return;		/* none is due: skip the walk */
 	while ((m = *pp)) {
 		if (m->resp_deadline_us > now_us) {
 			pp = &m->next;
 			continue;
 		}
-		*pp = m->next;
+		srd_tx_unawait(peer, pp);
 		peer->ctr.resp_timeouts++;
 		srd_tx_finish(peer, m, SRD_COMP_UNRESP_REMOTE);
 	}
@@ -435,8 +438,8 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer)
 					       tlp_deadline(peer)));
 	work = peer->retx_head != peer->retx_tail || peer->tx_unsent ||
 	       (peer->pending_head && peer->msg_next - peer->msg_base < w);
-	for (m = peer->awaiting; m; m = m->next)
-		d = srd_min_u64(d, m->resp_deadline_us);
+	if (peer->resp_due_head)
+		d = srd_min_u64(d, peer->resp_due_head->resp_deadline_us);
 	for (id = peer->msg_base; peer->rnr_waiting && id != peer->msg_next;
 	     id++) {
 		m = peer->tx_slots[id & (w - 1)];

@@ -261,6 +261,8 @@ struct srd_tx_op {
 
 struct srd_tx_msg {
 	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
+	/* AWAIT_RESP: on peer->resp_due_head's list, by resp_deadline_us */
+	struct srd_tx_msg *due_prev, *due_next;
 	/* The OS's object, by kind: */
 	struct srd_outbound *out;	/* SEND, WRITE, READ */
 	struct srd_inbound *resp_src;	/* READ_RESP: the READ's target */
@@ -271,6 +273,7 @@ struct srd_tx_msg {
 	uint32_t req_msg_id;		/* READ_RESP: the READ it answers */
 	uint8_t req_attempt;
 	bool resp_claimed;		/* READ: a response is being placed */
+	struct srd_rx_slot *resp_slot;	/* READ: the slot it claimed last */
 	uint64_t resp_deadline_us;	/* READ: fail if no progress by then */
 	uint32_t src_qpn, dst_qpn, qkey, imm_data;
 	bool has_imm, solicited;
@@ -301,6 +304,12 @@ struct srd_rx_slot {
 	/* A READ_RESP: placed into our READ req_msg_id, no OS object. */
 	bool is_resp;
 	uint32_t req_msg_id;
+	/*
+	 * ... and that READ, found once by claim (its id may have left the
+	 * window); NULL once freed (srd_tx_msg_free), as it may be while the
+	 * response is still arriving.
+	 */
+	struct srd_tx_msg *read;
 	uint32_t msg_id;
 	uint8_t attempt, nak_reason;
 	uint32_t msg_len, seg_bytes, nsegs, segs_placed;
@@ -457,6 +466,12 @@ struct srd_peer {
 	uint32_t pending_count;
 	uint32_t held_msgs;		/* chunks held back (rdma_op.c) */
 	struct srd_tx_msg *awaiting;	/* READs waiting for their response */
+	/*
+	 * The same READs in order of resp_deadline_us, earliest first: the
+	 * peer's deadline wants the earliest at every packet, and there may
+	 * be as many as the OS posts.
+	 */
+	struct srd_tx_msg *resp_due_head, *resp_due_tail;
 	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
 	/* Window messages with a segment never sent: srd_tx_msg_unsent(). */
 	uint32_t tx_unsent;
@@ -579,6 +594,10 @@ void srd_tx_finish(struct srd_peer *peer, struct srd_tx_msg *m,
 /* An RDMA READ whose request was ACKed leaves the window to wait. */
 void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
 		       uint64_t now_us);
+/* The awaiting READ at *@pp (a link of peer->awaiting) stops waiting. */
+void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp);
+/* READ @m's response made progress: its deadline moves on. */
+void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m);
 /* Returns false when the message was failed instead (its source is gone). */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,

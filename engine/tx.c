@@ -99,13 +99,70 @@ struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id)
 	return NULL;
 }
 
+/*
+ * The deadline list (peer->resp_due_head): a deadline is set to now +
+ * resp_timeout_us, so a READ put back is nearly always the latest and
+ * the walk from the tail stops at once.
+ */
+static void due_unlink(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	if (m->due_prev)
+		m->due_prev->due_next = m->due_next;
+	else
+		peer->resp_due_head = m->due_next;
+	if (m->due_next)
+		m->due_next->due_prev = m->due_prev;
+	else
+		peer->resp_due_tail = m->due_prev;
+}
+
+static void due_insert(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	struct srd_tx_msg *at = peer->resp_due_tail;
+
+	while (at && at->resp_deadline_us > m->resp_deadline_us)
+		at = at->due_prev;
+	m->due_prev = at;
+	m->due_next = at ? at->due_next : peer->resp_due_head;
+	if (m->due_next)
+		m->due_next->due_prev = m;
+	else
+		peer->resp_due_tail = m;
+	if (at)
+		at->due_next = m;
+	else
+		peer->resp_due_head = m;
+}
+
+void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp)
+{
+	struct srd_tx_msg *m = *pp;
+
+	*pp = m->next;
+	due_unlink(peer, m);
+}
+
+void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	uint64_t d = srd_now(peer) + peer->eng->cfg.resp_timeout_us;
+
+	/* Packets come several a microsecond: often it stays put. */
+	if (m->state != SRD_TXM_AWAIT_RESP || d == m->resp_deadline_us) {
+		m->resp_deadline_us = d;
+		return;
+	}
+	due_unlink(peer, m);
+	m->resp_deadline_us = d;
+	due_insert(peer, m);
+}
+
 static void unlink_awaiting(struct srd_peer *peer, struct srd_tx_msg *m)
 {
 	struct srd_tx_msg **pp;
 
 	for (pp = &peer->awaiting; *pp; pp = &(*pp)->next) {
 		if (*pp == m) {
-			*pp = m->next;
+			srd_tx_unawait(peer, pp);
 			return;
 		}
 	}
@@ -124,6 +181,7 @@ void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
 		m->resp_deadline_us = now_us + peer->eng->cfg.resp_timeout_us;
 	m->next = peer->awaiting;
 	peer->awaiting = m;
+	due_insert(peer, m);
 }
 
 /*
@@ -185,7 +243,7 @@ static void fail_matching(struct srd_peer *peer, enum srd_comp_status st,
 			pp = &m->next;
 			continue;
 		}
-		*pp = m->next;
+		srd_tx_unawait(peer, pp);
 		srd_tx_finish(peer, m, st);
 	}
 	if (!include_pending)

@@ -2216,6 +2216,141 @@ static void test_rdma_reads_both_ways(void)
 	pair_free(pr);
 }
 
+/*
+ * The requester's indexes of its READs (srd_internal.h): the deadline list
+ * holds exactly the awaiting READs, earliest first, and a response's slot
+ * names its READ only while that lives.  Pointers are compared against
+ * the live READs before any is followed: a stale one is reported, not
+ * read.
+ */
+struct read_index_run {
+	uint64_t stop_us;	/* drop the starved responses until then */
+	int bad;
+	int orphans;		/* response slots seen after their READ went */
+};
+
+static bool read_live(struct srd_peer *peer, const struct srd_tx_msg *r)
+{
+	const struct srd_tx_msg *m;
+	uint32_t id;
+
+	for (m = peer->awaiting; m; m = m->next)
+		if (m == r)
+			return true;
+	for (id = peer->msg_base; id != peer->msg_next; id++)
+		if (srd_tx_msg_by_id(peer, id) == r)
+			return r->kind == SRD_MSG_READ;
+	return false;
+}
+
+static const char *read_index_stale(struct srd_peer *peer, int *orphans)
+{
+	const struct srd_tx_msg *m, *prev = NULL;
+	uint32_t i, n = 0, due = 0;
+	struct srd_rx_slot *s;
+
+	for (m = peer->awaiting; m; m = m->next) {
+		if (m->state != SRD_TXM_AWAIT_RESP)
+			return "a READ on awaiting is not AWAIT_RESP";
+		n++;
+	}
+	for (m = peer->resp_due_head; m; prev = m, m = m->due_next) {
+		if (!read_live(peer, m) || m->state != SRD_TXM_AWAIT_RESP)
+			return "the deadline list holds a READ not awaiting";
+		if (m->due_prev != prev)
+			return "the deadline list's links disagree";
+		if (prev && prev->resp_deadline_us > m->resp_deadline_us)
+			return "the deadline list is out of order";
+		if (++due > n)
+			return "the deadline list is longer than awaiting";
+	}
+	if (due != n || peer->resp_due_tail != prev)
+		return "the deadline list misses an awaiting READ";
+	for (i = 0; i < peer->eng->cfg.msg_window; i++) {
+		s = &peer->rx_slots[i];
+		if (s->read && !read_live(peer, s->read))
+			return "a response slot names a READ that is gone";
+		if (s->read && (!s->is_resp || s->state != SRD_RXS_ASSEMBLING))
+			return "a slot names a READ but places no response";
+		if (s->is_resp && s->state == SRD_RXS_ASSEMBLING && !s->read)
+			(*orphans)++;
+	}
+	return NULL;
+}
+
+/* Checks node 0's indexes before every delivery; starves some responses. */
+static bool read_index_drop(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct read_index_run *run = arg;
+	const char *why = read_index_stale(pr->n[0]->peer, &run->orphans);
+	struct srd_pkt p;
+
+	/* At once: the engine may follow the stale pointer next. */
+	if (why && !run->bad++) {
+		CHECK(!why, "before a delivery: %s", why);
+		fflush(stdout);
+	}
+	/* The response to READ 5 stops after its first packet. */
+	return pr->now < run->stop_us && q->to == 0 &&
+	       srd_wire_parse(q->data, q->len, &p) == SRD_PARSE_OK &&
+	       p.opcode == SRD_WOP_READ_RESP && p.offset && p.req_msg_id == 5;
+}
+
+static void test_rdma_read_index(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct read_index_run run = { 0 };
+	struct rdbuf *rd[30];
+	const char *why;
+	int i, timed_out;
+
+	c.resp_timeout_us = 100000;
+	node_stop(pr, 0);
+	node_start(pr, 0, &c);
+	for (i = 0; i < 20; i++) {
+		rd[i] = rdbuf_new(8000);
+		rdma_one(pr, 0, SRD_MSG_READ, MEM_VA + i * 8000, b->rkey, 8000,
+			 0, 8000, rd[i], false);
+	}
+	/*
+	 * READ 5 times out with its response half placed, and others with
+	 * it: the responder's window sits at its floor, retrying.  The rest
+	 * of their responses comes after, and is refused.
+	 */
+	run.stop_us = pr->now + 300000;
+	pair_run(pr, pr->now + 10000000, false, read_index_drop, &run);
+	timed_out = a->sends_done[SRD_COMP_UNRESP_REMOTE];
+	CHECK(timed_out && a->sends_done[SRD_COMP_OK] + timed_out == 20,
+	      "READs timed out, the rest OK: %d OK, %d timed out",
+	      a->sends_done[SRD_COMP_OK], timed_out);
+	CHECK(b->resps_done[SRD_COMP_REMOTE_ABORT] == timed_out,
+	      "their responses' late packets were refused: %d",
+	      b->resps_done[SRD_COMP_REMOTE_ABORT]);
+	CHECK(run.orphans > 0, "no response outlived its READ");
+	/* READs flushed while awaiting, their responses under way. */
+	for (i = 20; i < 30; i++) {
+		rd[i] = rdbuf_new(8000);
+		rdma_one(pr, 0, SRD_MSG_READ, MEM_VA + i * 8000, b->rkey, 8000,
+			 0, 8000, rd[i], false);
+	}
+	run.stop_us = SRD_NO_DEADLINE;
+	pair_run(pr, pr->now + 200, false, read_index_drop, &run);
+	CHECK(a->peer->awaiting, "READs await their responses");
+	srd_peer_flush_qp(a->peer, a->qpn);
+	why = read_index_stale(a->peer, &run.orphans);
+	CHECK(!why, "after the flush: %s", why);
+	CHECK(!a->peer->resp_due_head && !a->peer->resp_due_tail,
+	      "the deadline list is empty");
+	pair_run(pr, pr->now + 10000000, false, read_index_drop, &run);
+	CHECK(!run.bad, "%d checks failed", run.bad);
+	CHECK(a->ndone == 30, "every READ completed once: %d", a->ndone);
+	for (i = 0; i < 30; i++)
+		rdbuf_free(rd[i]);
+	pair_free(pr);
+}
+
 static bool drop_some(struct pair *pr, struct qpkt *q, void *arg)
 {
 	(void)q;
@@ -2762,6 +2897,7 @@ static const struct test tests[] = {
 	{ "rdma_target_gone_mid_operation", test_rdma_target_gone_mid_operation },
 	{ "rdma_read_response_timeout", test_rdma_read_response_timeout },
 	{ "rdma_reads_both_ways_no_deadlock", test_rdma_reads_both_ways },
+	{ "rdma_read_index", test_rdma_read_index },
 	{ "rdma_under_loss", test_rdma_under_loss },
 	{ "trace_events", test_trace_events },
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
