@@ -68,7 +68,7 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 	ack_settled(peer);
 	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
 		return;
-	srd_memset(&p, 0, sizeof(p));
+	/* Not zeroed first: the encoder reads only what is set here. */
 	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
 	fill_ack(peer, now_us, &p);

@@ -61,6 +61,7 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 
 /* --- wire (wire.c) --------------------------------------------------- */
 
+/* In groups, in this order: srd_wire_parse() zeroes those a packet lacks. */
 struct srd_pkt {
 	uint8_t opcode, flags, hdr_len;	/* hdr_len in bytes */
 	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */

@@ -426,7 +426,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	off = seg * m->seg_bytes;
 	len = m->len - off < m->seg_bytes ? m->len - off : m->seg_bytes;
 
-	srd_memset(&p, 0, sizeof(p));
+	/* Not zeroed first: the encoders read only what is set here. */
 	p.src_epoch = peer->local_tag;
 	p.dst_epoch = peer->remote_epoch;
 	p.psn = peer->snd_nxt++;

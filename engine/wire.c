@@ -255,6 +255,23 @@ uint32_t srd_wire_put_hello(uint8_t *b, const struct srd_pkt *p)
 	return put_common(b, p, SRD_WOP_HELLO, SRD_HDR_HELLO_BYTES);
 }
 
+/*
+ * Zero @p's fields from @first up to @end (struct srd_pkt's order): those
+ * of the opcodes a packet is not.  The parser writes every other field
+ * itself rather than zeroing the whole struct first, which cost a fifth
+ * of it.
+ */
+#define PKT_ZERO(p, first, end)						\
+	srd_memset(&(p)->first, 0, srd_offsetof(struct srd_pkt, end) -	\
+		   srd_offsetof(struct srd_pkt, first))
+#define PKT_OFF(f)	srd_offsetof(struct srd_pkt, f)
+SRD_STATIC_ASSERT(PKT_OFF(dst_epoch) < PKT_OFF(psn) &&
+		  PKT_OFF(payload_len) < PKT_OFF(rdma) &&
+		  PKT_OFF(req_attempt) < PKT_OFF(has_ack) &&
+		  PKT_OFF(dup_psn) < PKT_OFF(nak_reason) &&
+		  PKT_OFF(nak_reason) + 8 > sizeof(struct srd_pkt),
+		  "struct srd_pkt's fields in the parser's groups");
+
 /* The RDMA extensions (docs/protocol.md, "RDMA read and write"). */
 static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 {
@@ -263,6 +280,8 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 	switch (p->opcode) {
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_REQ:
+		p->req_msg_id = 0;
+		p->req_attempt = 0;
 		r->remote_addr = (uint64_t)srd_get_be32(b + OFF_REMOTE_ADDR_HI) << 32 |
 				 srd_get_be32(b + OFF_REMOTE_ADDR_LO);
 		r->rkey = srd_get_be32(b + OFF_RKEY);
@@ -279,12 +298,14 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 			return SRD_PARSE_FIELD;
 		break;
 	case SRD_WOP_READ_RESP:
+		PKT_ZERO(p, rdma, req_msg_id);
 		p->req_msg_id = srd_get_be32(b + OFF_REQ_MSG_ID);
 		p->req_attempt = b[OFF_REQ_ATTEMPT];
 		if (p->msg_len > SRD_MAX_RDMA_MSG_BYTES)
 			return SRD_PARSE_FIELD;
 		break;
 	default:
+		PKT_ZERO(p, rdma, has_ack);
 		break;
 	}
 	return SRD_PARSE_OK;
@@ -292,14 +313,15 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 
 /*
  * Parse and validate everything that can be checked without state.  On
- * success every field the opcode defines is filled in and the payload
- * (DATA only) is the bytes after hdr_len.
+ * success every field the opcode defines is filled in, every other one
+ * is zero, and the payload (DATA only) is the bytes after hdr_len.  On
+ * failure only the opcode is set (0 if the header did not get so far).
  */
 int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 {
 	uint32_t min, hdr;
 
-	srd_memset(p, 0, sizeof(*p));
+	p->opcode = 0;
 	if (len < 4)
 		return SRD_PARSE_SHORT;
 	if (b[OFF_VERSION] != SRD_WIRE_VERSION)
@@ -380,9 +402,14 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 			p->ack_delay_us = srd_get_be32(a + OFF_AB_DELAY);
 			srd_memcpy(p->sack, a + OFF_AB_SACK, sizeof(p->sack));
 			p->dup_psn = srd_get_be32(a + OFF_AB_DUP_PSN);
+		} else {
+			PKT_ZERO(p, has_ack, nak_reason);
 		}
+		p->nak_reason = 0;
 		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
+		PKT_ZERO(p, psn, has_ack);
+		p->nak_reason = 0;
 		p->has_ack = true;
 		p->ack_flags = p->flags;
 		p->ack_psn = srd_get_be32(b + OFF_ACK_PSN);
@@ -393,6 +420,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 			return SRD_PARSE_FIELD;
 		break;
 	case SRD_WOP_NAK:
+		srd_memset(&p->psn, 0, sizeof(*p) - srd_offsetof(struct srd_pkt, psn));
 		p->psn = srd_get_be32(b + OFF_NAK_PSN);
 		p->msg_id = srd_get_be32(b + OFF_NAK_MSG_ID);
 		p->attempt = b[OFF_NAK_ATTEMPT];
@@ -401,7 +429,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		    p->nak_reason > SRD_NAK_REMOTE_ACCESS)
 			return SRD_PARSE_FIELD;
 		break;
-	default:
+	default:	/* HELLO */
+		srd_memset(&p->psn, 0, sizeof(*p) - srd_offsetof(struct srd_pkt, psn));
 		break;
 	}
 	return SRD_PARSE_OK;
