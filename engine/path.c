@@ -57,42 +57,49 @@ static bool usable(struct srd_path *p, uint64_t now_us, bool *probe)
  */
 #define SRD_SLOW_SKIPS_MAX	16
 
-static bool slow(const struct srd_peer *peer, const struct srd_path *p)
+/*
+ * The smoothed RTT above which a path is slow, times 100 (the path's is
+ * compared times 100): none (the largest value) while the peer has none
+ * or the test is off.  Against the peer's smoothed RTT, not its minimum:
+ * on a busy host every path's RTT is far above the best sample ever
+ * seen, and a minimum-based test would call them all slow.
+ */
+static uint64_t slow_above(const struct srd_peer *peer)
 {
 	uint32_t pct = peer->eng->cfg.path_slow_pct;
 
-	/*
-	 * Against the peer's smoothed RTT, not its minimum: on a busy host
-	 * every path's RTT is far above the best sample ever seen, and a
-	 * minimum-based test would call them all slow.
-	 */
-	return pct && peer->rtt.srtt_us && p->srtt_us &&
-	       (uint64_t)p->srtt_us * 100 > (uint64_t)peer->rtt.srtt_us * pct;
+	return pct && peer->rtt.srtt_us ? (uint64_t)peer->rtt.srtt_us * pct :
+	       ~(uint64_t)0;
 }
 
 uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 			 uint32_t exclude, bool *is_probe)
 {
 	uint32_t n = peer->eng->cfg.n_paths, i, idx, pass, best = 0;
-	uint64_t best_until = SRD_NO_DEADLINE;
+	uint64_t best_until = SRD_NO_DEADLINE, slow_x100 = slow_above(peer);
 	bool may_probe = exclude == SRD_PATH_NONE && !peer->rto_backoff;
+	struct srd_path *p;
 	bool probe;
 
+	/* One path: it is taken even if excluded. */
+	if (n == 1)
+		exclude = SRD_PATH_NONE;
+	/* Every packet comes here: one division, not one per path tried. */
 	for (pass = 0; pass < 3; pass++) {
-		for (i = 0; i < n; i++) {
-			idx = (peer->path_rr + i) % n;
-			if (idx == exclude && n > 1)
-				continue;
-			if (!usable(&peer->paths[idx], now_us, &probe))
+		idx = peer->path_rr % n;
+		for (i = 0; i < n; i++, idx = idx + 1 < n ? idx + 1 : 0) {
+			p = &peer->paths[idx];
+			if (idx == exclude || !usable(p, now_us, &probe))
 				continue;
 			if (pass == 0 && probe && !may_probe)
 				continue;
-			if (pass == 0 && !probe && slow(peer, &peer->paths[idx]) &&
-			    peer->paths[idx].slow_skips++ < SRD_SLOW_SKIPS_MAX)
+			if (pass == 0 && !probe && p->srtt_us &&
+			    (uint64_t)p->srtt_us * 100 > slow_x100 &&
+			    p->slow_skips++ < SRD_SLOW_SKIPS_MAX)
 				continue;
 			if (pass == 1 && probe)
 				continue;
-			peer->paths[idx].slow_skips = 0;
+			p->slow_skips = 0;
 			peer->path_rr = idx + 1;
 			*is_probe = probe;
 			return idx;
@@ -101,7 +108,7 @@ uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 	/* Nothing usable: every path avoided.  Use the one whose avoidance
 	 * ends first, as its probe; the alternative is not to send at all. */
 	for (i = 0; i < n; i++) {
-		if (i == exclude && n > 1)
+		if (i == exclude)
 			continue;
 		if (peer->paths[i].avoid_until_us < best_until) {
 			best_until = peer->paths[i].avoid_until_us;
