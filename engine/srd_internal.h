@@ -63,7 +63,7 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 
 /* In groups, in this order: srd_wire_parse() zeroes those a packet lacks. */
 struct srd_pkt {
-	uint8_t opcode, flags, hdr_len;	/* hdr_len in bytes */
+	uint8_t opcode, flags, hdr_len;	/* hdr_len in 4-byte words */
 	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */
 	/* DATA */
 	uint32_t psn, msg_id, msg_base;
