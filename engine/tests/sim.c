@@ -92,6 +92,7 @@ struct sim_node {
 	uint32_t nranges;
 	long live_in;		/* inbound objects not yet given back */
 	uint64_t fair_bytes;	/* sent by it, delivered in the fair window */
+	uint32_t next_post, end_post;	/* sim_params.depth: its messages */
 };
 
 enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS };
@@ -115,7 +116,7 @@ struct msg_rec {
 	bool posted, done;
 	enum srd_comp_status status;
 	int delivered;
-	uint64_t done_us;
+	uint64_t post_us, done_us;
 	/* RDMA: what was posted (remote_addr, rkey; rdma_len = len) ... */
 	enum srd_msg_kind kind;		/* SEND, WRITE or READ */
 	bool imm;			/* WRITE with immediate data */
@@ -1004,6 +1005,13 @@ static void o_send_done(void *os, struct srd_outbound *out,
 	} else {
 		s->r->failed_sends++;
 	}
+	/* A closed loop: the sender's next message, now. */
+	if (s->p->depth && !m->is_answer && nd->next_post < nd->end_post) {
+		struct event e = { .type = EV_POST, .msg = nd->next_post++,
+				   .t_ns = s->now_ns };
+
+		ev_push(s, e);
+	}
 }
 
 static const struct srd_ops sim_ops = {
@@ -1185,6 +1193,9 @@ static void make_workload(struct sim *s)
 		if (p->incast_to >= 0 && a == p->incast_to)
 			continue;
 		start_ns = 1000ull * p->start_stagger_us * sender++;
+		s->nodes[a].next_post = i + (p->depth < p->msgs_per_node ?
+					     p->depth : p->msgs_per_node);
+		s->nodes[a].end_post = i + p->msgs_per_node;
 		for (k = 0; k < p->msgs_per_node; k++, i++) {
 			struct msg_rec *m = &s->msgs[i];
 			struct event e = { .type = EV_POST, .msg = i };
@@ -1222,7 +1233,9 @@ static void make_workload(struct sim *s)
 					    EXP_OK;
 			}
 			e.t_ns = start_ns + 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
-			ev_push(s, e);
+			/* A closed loop posts the rest as these complete. */
+			if (!p->depth || k < p->depth)
+				ev_push(s, e);
 			if (p->answer)
 				make_answer(s, n, i);
 		}
@@ -1287,6 +1300,7 @@ static void post(struct sim *s, uint32_t idx)
 	if (m->expect == EXP_BAD_QKEY)
 		req.qkey ^= 0x5a5a;
 	m->posted = true;
+	m->post_us = s->now_ns / 1000;
 	m->src_incarnation = nd->incarnation;
 	rc = srd_send_msg(nd->peers[m->dst].peer, &req);
 	if (rc)
@@ -1452,6 +1466,42 @@ static void check_outcomes(struct sim *s)
 }
 
 /* Jain's index of what the senders delivered in the fair window. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sim_params.depth: each sender's post-to-completion times; the worst. */
+static void latencies(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	uint64_t *v = calloc(p->msgs_per_node, sizeof(*v));
+	uint32_t i, n;
+	int a;
+
+	for (a = 0; a < p->nodes && v; a++) {
+		if (!s->nodes[a].end_post)
+			continue;	/* not a sender */
+		n = 0;
+		for (i = s->nodes[a].end_post - p->msgs_per_node;
+		     i < s->nodes[a].end_post; i++)
+			if (s->msgs[i].done && s->msgs[i].status == SRD_COMP_OK)
+				v[n++] = s->msgs[i].done_us - s->msgs[i].post_us;
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_u64);
+		if (v[(n - 1) / 2] > s->r->lat_p50_us)
+			s->r->lat_p50_us = v[(n - 1) / 2];
+		if (v[(n * 99 + 99) / 100 - 1] > s->r->lat_p99_us)
+			s->r->lat_p99_us = v[(n * 99 + 99) / 100 - 1];
+		if (v[n - 1] > s->r->lat_max_us)
+			s->r->lat_max_us = v[n - 1];
+	}
+	free(v);
+}
+
 static void fairness(struct sim *s)
 {
 	const struct sim_params *p = s->p;
@@ -1654,6 +1704,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	}
 	if (p->fair_to_us)
 		fairness(&s);
+	if (p->depth)
+		latencies(&s);
 	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
 		fail(&s, "peak %zu bytes per node above the bound %zu",
 		     r->peak_bytes_per_node, r->bound_bytes_per_node);

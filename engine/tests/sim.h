@@ -60,6 +60,13 @@ struct sim_params {
 	uint32_t start_stagger_us;
 	uint64_t fair_from_us, fair_to_us;
 	bool no_drain;
+	/*
+	 * > 0: a closed loop, as a benchmark client at a depth: each sender
+	 * posts its first `depth` messages at its start and the next one
+	 * whenever one of its own completes; the result has the post-to-
+	 * completion time of its OK messages (sim_result.lat_*).
+	 */
+	int depth;
 	int forge_permille;		/* an off-path forger: this many forged
 					 * packets per 1000 real ones */
 	uint32_t link_bytes_per_us;	/* each destination's downlink */
@@ -98,6 +105,8 @@ struct sim_result {
 	uint32_t jain_permille;
 	uint64_t fair_min_bytes, fair_max_bytes;
 	uint64_t cc_drains;
+	/* sim_params.depth: the worst sender's p50, p99 and max, in us. */
+	uint64_t lat_p50_us, lat_p99_us, lat_max_us;
 	uint64_t last_ok_completion_us;
 	size_t peak_bytes_per_node, bound_bytes_per_node;
 	uint64_t max_queue_bytes;

@@ -284,6 +284,31 @@ static void sc_latecomers(struct sim_params *p)
 	p->fair_to_us = 2100000;
 }
 
+/*
+ * make bench's incast (scripts/bench-incast.sh): 4 senders into one
+ * receiver through 80 Mb/s with 500 KB of queue, 16 KiB messages in
+ * 8960 B segments, 16 in flight each, for about 10 s.
+ */
+static void sc_incast_depth(struct sim_params *p)
+{
+	p->nodes = 5;
+	p->qps = 1;
+	p->incast_to = 0;
+	p->msgs_per_node = 1500;
+	p->max_msg_bytes = 16 * 1024;
+	p->big_pct = 100;
+	p->seg_bytes = 8960;
+	p->post_window_us = 100;
+	p->depth = 16;
+	p->link_bytes_per_us = 10;		/* 80 Mb/s */
+	p->buffer_bytes = 500000;
+	p->delay_min_us = 50;
+	p->delay_max_us = 150;
+	p->jitter_us = 100;
+	p->fair_from_us = 2000000;
+	p->fair_to_us = 8000000;
+}
+
 static void sc_latecomers_no_drain(struct sim_params *p)
 {
 	sc_latecomers(p);
@@ -338,6 +363,8 @@ static const struct scenario scenarios[] = {
 	  sc_latecomers, check_fair },
 	{ "latecomers_no_drain", "the same without drains: unfair (the control)",
 	  sc_latecomers_no_drain, check_unfair },
+	{ "incast_depth", "4 senders, 16 KiB messages 16 deep, into 80 Mb/s: message times",
+	  sc_incast_depth, NULL },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
@@ -425,6 +452,10 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 		       (unsigned long long)r.fair_min_bytes,
 		       (unsigned long long)r.fair_max_bytes,
 		       (unsigned long long)r.cc_drains);
+	if (p.depth)
+		printf("#   depth %d: worst sender's p50 %llu us, p99 %llu us, max %llu us\n",
+		       p.depth, (unsigned long long)r.lat_p50_us,
+		       (unsigned long long)r.lat_p99_us, (unsigned long long)r.lat_max_us);
 	if (answer)
 		printf("#   answers %llu, ACKs on them %llu, waits in vain %llu\n",
 		       (unsigned long long)r.answers,
