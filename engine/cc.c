@@ -20,7 +20,7 @@
  * queue they back off from (the latecomer problem of LEDBAT and Vegas).
  * So a receiver asks all its senders to drain at once: every
  * cc_drain_interval_us, for the first 1/16 of it, its ACKs carry the flag
- * DRAIN, and a sender that sees it holds its window at cwnd_min_pkts
+ * DRAIN, and a sender that sees it holds its window at cwnd_min_256ths
  * until a packet sent from then on comes back.  The queue into the
  * receiver empties, that packet's RTT is about the base, and a minimum
  * taken above it comes down to it (BBR's ProbeRTT, with the receiver of
@@ -42,7 +42,7 @@
 
 static uint32_t clamp_cwnd(const struct srd_config *cfg, uint64_t w)
 {
-	uint64_t lo = (uint64_t)cfg->cwnd_min_pkts * SRD_CWND_ONE;
+	uint64_t lo = cfg->cwnd_min_256ths;
 	uint64_t hi = (uint64_t)cfg->cwnd_max_pkts * SRD_CWND_ONE;
 
 	return (uint32_t)(w < lo ? lo : w > hi ? hi : w);
@@ -131,10 +131,20 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	 * before this stands. */
 	cc->cwnd_undo = 0;
 	if (!rtt->min_us || delay_us <= target) {
-		/* + ai per window's worth of ACKs: ai * n / cwnd packets */
-		cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
-			(uint64_t)cfg->cc_ai_pkts * newly_acked *
-			SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd);
+		/*
+		 * + ai per window's worth of ACKs: ai * n / cwnd packets; below
+		 * one packet, where an ACK comes once in 1 / cwnd RTTs, ai * n
+		 * * cwnd (the two meet at one packet): a window of an eighth
+		 * doubles at each ACK, not + 8 packets at once.
+		 */
+		if (cc->cwnd >= SRD_CWND_ONE)
+			cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
+				(uint64_t)cfg->cc_ai_pkts * newly_acked *
+				SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd);
+		else
+			cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
+				(uint64_t)cfg->cc_ai_pkts * newly_acked *
+				cc->cwnd);
 		return;
 	}
 	if (!can_decrease(cc, rtt, now_us))
@@ -190,17 +200,45 @@ void srd_cc_undo(struct srd_cc *cc)
 	cc->cwnd_undo = 0;
 }
 
-/* Does a receiver's ACK sent now ask its sender to drain? */
-bool srd_cc_drain_asks(const struct srd_config *cfg, uint64_t now_us)
+/*
+ * Does a receiver's ACK sent now ask its sender to drain?  For the first
+ * 1/16 of every interval, and for as long from a newcomer's drain on.
+ */
+bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us)
 {
-	return srd_cc_drains(cfg) &&
-	       now_us % cfg->cc_drain_interval_us < cfg->cc_drain_interval_us / 16;
+	const struct srd_config *cfg = &eng->cfg;
+	uint64_t soon = srd_read_once(eng->drain_soon_us);
+	uint32_t len = cfg->cc_drain_interval_us / 16;
+
+	if (!srd_cc_drains(cfg))
+		return false;
+	return now_us % cfg->cc_drain_interval_us < len ||
+	       (soon && now_us >= soon && now_us - soon < len);
+}
+
+/*
+ * A new peer (under the serialisation of peer creation, srd_engine.h;
+ * any peer's ACKs read it): its first RTT samples may be of a queue the
+ * others built, and theirs of the queue its first window builds, and
+ * the lower minimum of one starves it until the next drain, up to an
+ * interval later.  A drain an eighth of an interval on lets them all
+ * learn the base again once the first windows have reached the queue: a
+ * quarter of an interval on, clear of the interval's own drain (a sender
+ * makes one per eighth of an interval at most).
+ */
+void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us)
+{
+	if (srd_cc_drains(&eng->cfg))
+		srd_write_once(eng->drain_soon_us,
+			       now_us + eng->cfg.cc_drain_interval_us / 4);
 }
 
 /*
  * An ACK, which @asked for a drain or not.  The first that asks starts
- * one, once per half interval at most (every ACK of the receiver's drain
- * asks): the window is held at cwnd_min_pkts; cwnd is kept, and is the
+ * one, once per eighth of an interval at most (every ACK of the
+ * receiver's drain asks, for a sixteenth): the window is held at
+ * cwnd_min_256ths (pacing keeps a window below one packet); cwnd is kept,
+ * and is the
  * window again after.  The drain ends at the first ACK that does not ask,
  * once a packet sent since it began has come back (that packet left when
  * what this peer had in flight was acknowledged), so all the receiver's
@@ -212,17 +250,17 @@ bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	if (cc->drain_start_us) {
 		if (!asked && cc->drain_sampled) {
 			cc->drain_start_us = 0;
-			cc->drain_pkts = 0;
+			cc->drain_cwnd = 0;
 		}
 		return false;
 	}
 	if (!asked || !srd_cc_drains(cfg) ||
 	    (cc->drain_last_us &&
-	     now_us - cc->drain_last_us < cfg->cc_drain_interval_us / 2))
+	     now_us - cc->drain_last_us < cfg->cc_drain_interval_us / 8))
 		return false;
 	cc->drain_start_us = now_us ? now_us : 1;
 	cc->drain_last_us = cc->drain_start_us;
-	cc->drain_pkts = cfg->cwnd_min_pkts;
+	cc->drain_cwnd = cfg->cwnd_min_256ths;
 	cc->drain_sampled = false;
 	return true;
 }
@@ -244,7 +282,7 @@ void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
 
 	if (!cfg->pacing_gain_pct || !rtt->srtt_us)
 		return;
-	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / cc->cwnd *
+	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / srd_cc_cwnd(cc) *
 		 100 / cfg->pacing_gain_pct;
 	/*
 	 * A token bucket of pacing_burst_pkts: after a pause, that many may

@@ -40,7 +40,14 @@ void srd_config_default(struct srd_config *c)
 	c->ack_delay_us = 20;
 	c->ack_reply_wait_us = 500;
 	c->cwnd_init_pkts = 16;
-	c->cwnd_min_pkts = 1;
+	/*
+	 * Half a packet: more senders than packets in flight at a bottleneck
+	 * (incast of large packets) need windows below one, or their floors
+	 * alone keep a queue that no drain can empty (the simulator's
+	 * incast_depth); below a half, flows that share a short path keep
+	 * too little in flight between ACKs (incast_8_to_1).
+	 */
+	c->cwnd_min_256ths = 128;
 	c->cwnd_max_pkts = 512;
 	/*
 	 * Above the noise of software paths (virtual machines, TCG, busy
@@ -94,7 +101,8 @@ int srd_config_validate(const struct srd_config *c)
 		return -8;
 	if (!c->ack_every_pkts || c->ack_reply_wait_us > c->rto_max_us)
 		return -9;
-	if (!c->cwnd_min_pkts || c->cwnd_min_pkts > c->cwnd_max_pkts ||
+	if (!c->cwnd_min_256ths ||
+	    c->cwnd_min_256ths > (uint64_t)c->cwnd_max_pkts * 256 ||
 	    c->cwnd_max_pkts > c->tx_window_pkts)
 		return -10;
 	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
@@ -316,6 +324,7 @@ struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
 	peer->path_rr = eng->ops->random_u32(eng->os) % c->n_paths;
 	srd_rtt_init(&peer->rtt, c);
 	srd_cc_init(&peer->cc, c);
+	srd_cc_drain_newcomer(eng, peer->last_active_us);
 	peer->next = eng->peers;
 	eng->peers = peer;
 	return peer;

@@ -44,7 +44,7 @@ static void fill_ack(struct srd_peer *peer, uint64_t now_us, struct srd_pkt *p)
 	p->ack_psn = peer->rcv.largest;
 	p->ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
 	srd_rcv_sack(&peer->rcv, p->sack);
-	p->ack_flags = srd_cc_drain_asks(&peer->eng->cfg, now_us) ?
+	p->ack_flags = srd_cc_drain_asks(peer->eng, now_us) ?
 		       SRD_WF_ACK_DRAIN : 0;
 	p->dup_psn = 0;
 	if (peer->ack_dup) {

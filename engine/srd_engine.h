@@ -263,7 +263,8 @@ struct srd_config {
 	uint32_t ack_reply_wait_us;	/* a reply's wait for it; 0: ACK at once */
 
 	uint32_t cwnd_init_pkts;
-	uint32_t cwnd_min_pkts;
+	/* In 1/256 packets; below 256, pacing spaces the packets. */
+	uint32_t cwnd_min_256ths;
 	uint32_t cwnd_max_pkts;
 	uint32_t cc_target_queue_us;	/* target delay = min RTT + this, */
 	uint32_t cc_target_rtt_mult;	/* or + this many min RTTs if more */

@@ -169,7 +169,7 @@ struct srd_cc {
 	uint64_t win_end_us;
 	uint64_t drain_start_us; /* a drain under way since; 0: none */
 	uint64_t drain_last_us;	/* the last one's start */
-	uint32_t drain_pkts;	/* the window while one is */
+	uint32_t drain_cwnd;	/* the window while one is; 0: none */
 	bool drain_sampled;	/* ... and a packet sent since came back */
 	bool stalled;		/* counted once per stall */
 };
@@ -189,17 +189,26 @@ void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 void srd_cc_undo(struct srd_cc *cc);
 void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
 		   bool first, uint64_t now_us);
-bool srd_cc_drain_asks(const struct srd_config *cfg, uint64_t now_us);
+bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us);
+void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us);
 bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		      bool asked, uint64_t now_us);
 void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us);
-/* Inline: the pump and the deadline ask at every packet. */
+/* The window in force, in 1/256 packets: cwnd, or a drain's (cc.c). */
+static inline uint32_t srd_cc_cwnd(const struct srd_cc *cc)
+{
+	return cc->drain_cwnd && cc->drain_cwnd < cc->cwnd ? cc->drain_cwnd :
+	       cc->cwnd;
+}
+
+/*
+ * Inline: the pump and the deadline ask at every packet.  At least one:
+ * a window below one packet is kept by pacing (srd_cc_on_send()).
+ */
 static inline uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
 {
-	uint32_t w = cc->cwnd / SRD_CWND_ONE;
+	uint32_t w = srd_cc_cwnd(cc) / SRD_CWND_ONE;
 
-	if (cc->drain_pkts && w > cc->drain_pkts)
-		w = cc->drain_pkts;	/* a drain (cc.c) */
 	return w ? w : 1;
 }
 
@@ -403,6 +412,8 @@ struct srd_engine {
 	uint64_t stray_refill_us;
 	struct srd_peer *peers;
 	struct srd_counters ctr;	/* engine-level, plus destroyed peers' */
+	/* A drain asked for a newcomer from then (cc.c); 0: none. */
+	uint64_t drain_soon_us;
 };
 
 struct srd_peer {

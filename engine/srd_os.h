@@ -10,6 +10,7 @@
 #define SRD_OS_H
 
 #ifdef __KERNEL__
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #else
@@ -21,6 +22,14 @@
 #define srd_memcpy(d, s, n)	__builtin_memcpy((d), (s), (n))
 #define srd_memset(d, c, n)	__builtin_memset((d), (c), (n))
 #define srd_offsetof(t, m)	__builtin_offsetof(t, m)
+/* One access, neither torn nor merged, of a word another peer's call may write. */
+#ifdef __KERNEL__
+#define srd_read_once(x)	READ_ONCE(x)
+#define srd_write_once(x, v)	WRITE_ONCE(x, v)
+#else
+#define srd_read_once(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define srd_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#endif
 #define SRD_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 
 /* Big-endian loads and stores, byte by byte: no alignment assumptions. */

@@ -641,10 +641,12 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 			continue;
 		}
 		srd_peer_get_info(kp->peer, &pi);
-		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
+		/* The window may be below one packet: two decimals. */
+		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
 			   kp->dgid.raw, kp->sgid.raw, pi.local_tag, pi.remote_tag,
-			   pi.cwnd_pkts_x256 / 256, pi.srtt_us, pi.rto_us,
-			   pi.min_rtt_us, pi.inflight_pkts);
+			   pi.cwnd_pkts_x256 / 256,
+			   pi.cwnd_pkts_x256 % 256 * 100 / 256, pi.srtt_us,
+			   pi.rto_us, pi.min_rtt_us, pi.inflight_pkts);
 		for (i = 0; i < tp->n_paths; i++) {
 			if (srd_peer_path_stats(kp->peer, i, &ps))
 				break;

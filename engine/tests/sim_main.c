@@ -364,7 +364,7 @@ static const struct scenario scenarios[] = {
 	{ "latecomers_no_drain", "the same without drains: unfair (the control)",
 	  sc_latecomers_no_drain, check_unfair },
 	{ "incast_depth", "4 senders, 16 KiB messages 16 deep, into 80 Mb/s: message times",
-	  sc_incast_depth, NULL },
+	  sc_incast_depth, check_fair },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",

@@ -912,51 +912,68 @@ static void test_cc_flow_scaling(void)
  * The drain (cc.c): a receiver's ACKs ask for it in the first 1/16 of
  * each interval; the first that asks holds the sender's window at its
  * floor, and the drain ends at an ACK that no longer asks once a packet
- * sent since it began has come back; one drain per half interval.
+ * sent since it began has come back; one drain per eighth of an interval.
  */
 static void test_cc_drain(void)
 {
+	struct srd_engine eng = { .drain_soon_us = 0 };
 	struct srd_config c;
 	struct srd_cc cc;
 	uint64_t t = 5000000;		/* an interval's start */
 
 	srd_config_default(&c);
+	eng.cfg = c;
 	CHECK(c.cc_drain_interval_us == 1000000, "1 s by default (%u)",
 	      c.cc_drain_interval_us);
-	CHECK(srd_cc_drain_asks(&c, t) && srd_cc_drain_asks(&c, t + 62499) &&
-	      !srd_cc_drain_asks(&c, t + 62500) && !srd_cc_drain_asks(&c, t - 1),
+	CHECK(srd_cc_drain_asks(&eng, t) && srd_cc_drain_asks(&eng, t + 62499) &&
+	      !srd_cc_drain_asks(&eng, t + 62500) && !srd_cc_drain_asks(&eng, t - 1),
 	      "the receiver asks in [0, 62.5 ms) of each second");
+	/* A newcomer: a drain of as long, a quarter of an interval on. */
+	srd_cc_drain_newcomer(&eng, t + 300000);
+	CHECK(!srd_cc_drain_asks(&eng, t + 549999) &&
+	      srd_cc_drain_asks(&eng, t + 550000) &&
+	      srd_cc_drain_asks(&eng, t + 612499) &&
+	      !srd_cc_drain_asks(&eng, t + 612500),
+	      "a newcomer's drain in [550, 612.5) ms");
+	eng.drain_soon_us = 0;
 	srd_cc_init(&cc, &c);
 	cc.cwnd = 40 * SRD_CWND_ONE;
 	CHECK(!srd_cc_drain_ack(&cc, &c, false, t), "an ACK that does not ask");
 	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 10), "one that does: a drain");
-	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "window %u while it lasts",
-	      srd_cc_window_pkts(&cc));
+	CHECK(srd_cc_cwnd(&cc) == c.cwnd_min_256ths && srd_cc_window_pkts(&cc) == 1,
+	      "window %u/256 while it lasts", srd_cc_cwnd(&cc));
 	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 20), "no second at once");
 	srd_cc_drain_sample(&cc, t + 5);	/* sent before it began */
 	CHECK(!srd_cc_drain_ack(&cc, &c, false, t + 30) &&
-	      srd_cc_window_pkts(&cc) == c.cwnd_min_pkts,
+	      srd_cc_cwnd(&cc) == c.cwnd_min_256ths,
 	      "an older packet's sample does not end it");
 	srd_cc_drain_sample(&cc, t + 15);
-	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts,
+	CHECK(srd_cc_cwnd(&cc) == c.cwnd_min_256ths,
 	      "a newer one's does not while the receiver still asks");
 	srd_cc_drain_ack(&cc, &c, true, t + 40);
-	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "still asked");
+	CHECK(srd_cc_cwnd(&cc) == c.cwnd_min_256ths, "still asked");
 	srd_cc_drain_ack(&cc, &c, false, t + 62600);
 	CHECK(srd_cc_window_pkts(&cc) == 40, "over: the window is cwnd again (%u)",
 	      srd_cc_window_pkts(&cc));
-	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 400000),
-	      "none again within half an interval");
+	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 124999),
+	      "none again within an eighth of an interval");
+	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 250000), "a newcomer's");
+	srd_cc_drain_sample(&cc, t + 250001);
+	srd_cc_drain_ack(&cc, &c, false, t + 312600);
 	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 1000000), "the next interval's");
 	srd_cc_drain_sample(&cc, t + 1000001);
 	srd_cc_drain_ack(&cc, &c, false, t + 1062600);
 	c.cc_target_us = 3000;
+	eng.cfg = c;
 	srd_cc_init(&cc, &c);
-	CHECK(!srd_cc_drain_asks(&c, t) && !srd_cc_drain_ack(&cc, &c, true, t),
+	srd_cc_drain_newcomer(&eng, t);
+	CHECK(!srd_cc_drain_asks(&eng, t) && !srd_cc_drain_ack(&cc, &c, true, t) &&
+	      !eng.drain_soon_us,
 	      "none with a fixed target (no minimum RTT to learn)");
 	c.cc_target_us = 0;
 	c.cc_drain_interval_us = 0;
-	CHECK(!srd_cc_drain_asks(&c, t) && !srd_cc_drain_ack(&cc, &c, true, t),
+	eng.cfg = c;
+	CHECK(!srd_cc_drain_asks(&eng, t) && !srd_cc_drain_ack(&cc, &c, true, t),
 	      "none when off");
 	c.cc_drain_interval_us = SRD_CC_DRAIN_INTERVAL_MAX_US + 1;
 	CHECK(srd_config_validate(&c) < 0, "an interval over a minute is refused");
@@ -994,7 +1011,7 @@ static void test_cc_window(void)
 	      "proportional cut %u -> %u", w0, cc.cwnd);
 	for (i = 0; i < 100; i++)
 		srd_cc_on_ack(&cc, &c, &r, 1, 100000, 2000 + 1000 * i);
-	CHECK(cc.cwnd == c.cwnd_min_pkts * SRD_CWND_ONE, "floor %u", cc.cwnd);
+	CHECK(cc.cwnd == c.cwnd_min_256ths, "floor %u", cc.cwnd);
 	for (i = 0; i < 100000; i++)
 		srd_cc_on_ack(&cc, &c, &r, 64, 100, 300000);
 	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
@@ -1003,7 +1020,8 @@ static void test_cc_window(void)
 	srd_cc_on_rto(&cc, &c, true, 400000);
 	CHECK(cc.cwnd == w0 / 2, "first rto halves: %u -> %u", w0, cc.cwnd);
 	srd_cc_on_rto(&cc, &c, false, 401000);
-	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_min_pkts, "second rto -> floor");
+	CHECK(cc.cwnd == c.cwnd_min_256ths && srd_cc_window_pkts(&cc) == 1,
+	      "second rto -> floor");
 	/*
 	 * The standing delay: one high sample among low ones in a window
 	 * (jitter, a stalled host) is not a queue; a window of high ones is.
@@ -1019,7 +1037,9 @@ static void test_cc_window(void)
 	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500070);
 	srd_cc_on_ack(&cc, &c, &r, 1, 4000, 500110);	/* closes: min 4000 */
 	CHECK(cc.cwnd < w0, "a window of high delay: cut (%u -> %u)", w0, cc.cwnd);
-	srd_cc_on_rto(&cc, &c, false, 500200);	/* cwnd 1, for the pacing */
+	srd_cc_on_rto(&cc, &c, false, 500200);	/* the floor ... */
+	CHECK(cc.cwnd == c.cwnd_min_256ths, "floor after two RTOs");
+	cc.cwnd = SRD_CWND_ONE;			/* ... but 1, for the pacing */
 	/*
 	 * Pacing: cwnd 1, srtt 100 us, gain 125% -> 80 us between packets.
 	 * After a pause, a burst of pacing_burst_pkts leaves back to back,
@@ -1037,6 +1057,19 @@ static void test_cc_window(void)
 	srd_cc_on_send(&cc, &c, &r, 5080);
 	CHECK(!srd_cc_pacing_allows(&cc, 5159) && srd_cc_pacing_allows(&cc, 5160),
 	      "steady gap after the burst");
+	/* Half a packet (the floor): one packet in flight, twice the gap. */
+	CHECK(c.cwnd_min_256ths == SRD_CWND_ONE / 2, "floor 1/2 (%u/256)",
+	      c.cwnd_min_256ths);
+	cc.cwnd = c.cwnd_min_256ths;
+	CHECK(srd_cc_window_pkts(&cc) == 1, "window 1 below one packet");
+	srd_cc_on_send(&cc, &c, &r, 5160);
+	CHECK(!srd_cc_pacing_allows(&cc, 5160 + 159) &&
+	      srd_cc_pacing_allows(&cc, 5160 + 160), "gap 160 us at 1/2");
+	/* Below target, half a packet doubles at an ACK (not + 2 packets). */
+	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600000);
+	CHECK(cc.cwnd == SRD_CWND_ONE, "1/2 -> %u/256", cc.cwnd);
+	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600100);
+	CHECK(cc.cwnd == 2 * SRD_CWND_ONE, "1 -> %u/256", cc.cwnd);
 }
 
 /* A slow path is skipped, but not starved: it is measured again. */
@@ -1229,7 +1262,7 @@ static void test_spurious_retransmit_undone(void)
 	 * standing-delay windows, and the tail probe's ACK adds samples),
 	 * but not back to the floor. */
 	CHECK(after.cwnd_pkts_x256 >= before.cwnd_pkts_x256 / 4 &&
-	      after.cwnd_pkts_x256 >= 4 * c.cwnd_min_pkts * SRD_CWND_ONE,
+	      after.cwnd_pkts_x256 >= 4 * SRD_CWND_ONE,
 	      "window restored: %u before, %u after (x256)",
 	      before.cwnd_pkts_x256, after.cwnd_pkts_x256);
 	CHECK(pr->n[0]->peer->rtt.floor_us > c.rto_min_us,
@@ -1415,7 +1448,8 @@ static void test_left_behind_receive_aborted(void)
 	 * far as the receiver's SACK window lets it).
 	 */
 	c.tx_window_pkts = SRD_MAX_TX_WINDOW_PKTS;
-	c.cwnd_min_pkts = c.cwnd_init_pkts = c.cwnd_max_pkts = 512;
+	c.cwnd_init_pkts = c.cwnd_max_pkts = 512;
+	c.cwnd_min_256ths = 512 * SRD_CWND_ONE;
 	pr = pair_new(&c);
 	b = pr->n[1];
 	st.msg_id = pr->n[0]->peer->msg_next;
