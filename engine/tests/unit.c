@@ -1057,17 +1057,19 @@ static void test_cc_window(void)
 	srd_cc_on_send(&cc, &c, &r, 5080);
 	CHECK(!srd_cc_pacing_allows(&cc, 5159) && srd_cc_pacing_allows(&cc, 5160),
 	      "steady gap after the burst");
-	/* Half a packet (the floor): one packet in flight, twice the gap. */
-	CHECK(c.cwnd_min_256ths == SRD_CWND_ONE / 2, "floor 1/2 (%u/256)",
+	/* Half a packet: one packet in flight, twice the gap. */
+	CHECK(c.cwnd_min_256ths == 3 * SRD_CWND_ONE / 4, "floor 3/4 (%u/256)",
 	      c.cwnd_min_256ths);
-	cc.cwnd = c.cwnd_min_256ths;
+	cc.cwnd = SRD_CWND_ONE / 2;
 	CHECK(srd_cc_window_pkts(&cc) == 1, "window 1 below one packet");
 	srd_cc_on_send(&cc, &c, &r, 5160);
 	CHECK(!srd_cc_pacing_allows(&cc, 5160 + 159) &&
 	      srd_cc_pacing_allows(&cc, 5160 + 160), "gap 160 us at 1/2");
-	/* Below target, half a packet doubles at an ACK (not + 2 packets). */
+	/* Below target, a window below a packet doubles at an ACK. */
+	cc.cwnd = 3 * SRD_CWND_ONE / 4;
 	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600000);
-	CHECK(cc.cwnd == SRD_CWND_ONE, "1/2 -> %u/256", cc.cwnd);
+	CHECK(cc.cwnd == 3 * SRD_CWND_ONE / 2, "3/4 -> %u/256", cc.cwnd);
+	cc.cwnd = SRD_CWND_ONE;
 	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600100);
 	CHECK(cc.cwnd == 2 * SRD_CWND_ONE, "1 -> %u/256", cc.cwnd);
 }
