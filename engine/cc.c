@@ -109,7 +109,7 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   uint32_t delay_us, uint64_t now_us)
 {
 	uint64_t target = cfg->cc_target_us;
-	uint64_t cut_permille;
+	uint64_t cut_permille, inc;
 
 	if (!newly_acked)
 		return;
@@ -134,17 +134,13 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		/*
 		 * + ai per window's worth of ACKs: ai * n / cwnd packets; below
 		 * one packet, where an ACK comes once in 1 / cwnd RTTs, ai * n
-		 * * cwnd (the two meet at one packet): a window of an eighth
-		 * doubles at each ACK, not + 8 packets at once.
+		 * * cwnd (the two meet at one packet): a window below a packet
+		 * doubles at each ACK, not + 1 / cwnd packets at once.
 		 */
-		if (cc->cwnd >= SRD_CWND_ONE)
-			cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
-				(uint64_t)cfg->cc_ai_pkts * newly_acked *
-				SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd);
-		else
-			cc->cwnd = clamp_cwnd(cfg, cc->cwnd +
-				(uint64_t)cfg->cc_ai_pkts * newly_acked *
-				cc->cwnd);
+		inc = (uint64_t)cfg->cc_ai_pkts * newly_acked;
+		inc = cc->cwnd >= SRD_CWND_ONE ?
+		      inc * SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd : inc * cc->cwnd;
+		cc->cwnd = clamp_cwnd(cfg, cc->cwnd + inc);
 		return;
 	}
 	if (!can_decrease(cc, rtt, now_us))
@@ -221,10 +217,10 @@ bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us)
  * any peer's ACKs read it): its first RTT samples may be of a queue the
  * others built, and theirs of the queue its first window builds, and
  * the lower minimum of one starves it until the next drain, up to an
- * interval later.  A drain an eighth of an interval on lets them all
- * learn the base again once the first windows have reached the queue: a
- * quarter of an interval on, clear of the interval's own drain (a sender
- * makes one per eighth of an interval at most).
+ * interval later.  A drain a quarter of an interval on lets them all
+ * learn the base again once the first windows have reached the queue,
+ * clear of the interval's own drain (a sender makes one per eighth of an
+ * interval at most).
  */
 void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us)
 {
@@ -238,8 +234,7 @@ void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us)
  * one, once per eighth of an interval at most (every ACK of the
  * receiver's drain asks, for a sixteenth): the window is held at
  * cwnd_min_256ths (pacing keeps a window below one packet); cwnd is kept,
- * and is the
- * window again after.  The drain ends at the first ACK that does not ask,
+ * and is the window again after.  The drain ends at the first ACK that does not ask,
  * once a packet sent since it began has come back (that packet left when
  * what this peer had in flight was acknowledged), so all the receiver's
  * senders hold back together until its drain is over.  True: one began.

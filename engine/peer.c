@@ -103,7 +103,7 @@ int srd_config_validate(const struct srd_config *c)
 	if (!c->ack_every_pkts || c->ack_reply_wait_us > c->rto_max_us)
 		return -9;
 	if (!c->cwnd_min_256ths ||
-	    c->cwnd_min_256ths > (uint64_t)c->cwnd_max_pkts * 256 ||
+	    c->cwnd_min_256ths > (uint64_t)c->cwnd_max_pkts * SRD_CWND_ONE ||
 	    c->cwnd_max_pkts > c->tx_window_pkts)
 		return -10;
 	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
