@@ -473,7 +473,8 @@ struct srd_peer {
 	struct srd_tx_msg **tx_slots;	/* msg_window, by msg_id */
 	uint32_t msg_base;		/* oldest unfinished message id */
 	uint32_t msg_next;		/* next message id */
-	uint32_t msg_rr;		/* round-robin cursor */
+	uint32_t msg_rr;		/* round-robin cursor ... */
+	uint32_t msg_rr_end;		/* ... and where its round ends */
 	struct srd_tx_msg *pending_head, *pending_tail;
 	uint32_t pending_count;
 	uint32_t held_msgs;		/* chunks held back (rdma_op.c) */

@@ -516,23 +516,44 @@ static bool retx_pop(struct srd_peer *peer, struct srd_retx *out)
 	return false;
 }
 
-static struct srd_tx_msg *next_new(struct srd_peer *peer)
+/*
+ * Round-robin over the messages with segments to send, in rounds: a
+ * round visits the ids from the oldest to the newest at its start, one
+ * segment each, and a message started during a round waits for the next.
+ * Were new messages visited as the cursor reaches them, a stream of new
+ * ones (a client that posts one as each completes) would keep the cursor
+ * ahead of the older ones behind it, which then wait for seconds (the
+ * simulator's incast_depth: a message overtaken by 50 newer ones).  The
+ * cursor moves only when the segment is sent (*@rr_end: the round's end
+ * for the pump to keep then): a window or pacing that holds the packet
+ * back must not cost the message its turn.
+ */
+static struct srd_tx_msg *next_new(struct srd_peer *peer, uint32_t *rr_end)
 {
-	uint32_t cnt = peer->msg_next - peer->msg_base, k, start, id;
+	uint32_t cnt = peer->msg_next - peer->msg_base, pos, end, round;
 	struct srd_tx_msg *m;
 
 	if (!cnt || !peer->tx_unsent)
 		return NULL;
-	start = peer->msg_rr - peer->msg_base;
-	if (start >= cnt)
-		start = 0;
-	for (k = 0; k < cnt; k++) {
-		id = peer->msg_base + (start + k) % cnt;
-		m = srd_tx_msg_by_id(peer, id);
-		if (m && m->state == SRD_TXM_ACTIVE && m->next_seg < m->nsegs) {
-			peer->msg_rr = id + 1;
-			return m;
+	/* Offsets from msg_base: ids wrap, and the base moves on. */
+	pos = peer->msg_rr - peer->msg_base;
+	end = peer->msg_rr_end - peer->msg_base;
+	if (end > cnt)
+		end = cnt;
+	if (pos > end)
+		pos = end;
+	for (round = 0; round < 2; round++) {
+		for (; pos < end; pos++) {
+			m = srd_tx_msg_by_id(peer, peer->msg_base + pos);
+			if (m && m->state == SRD_TXM_ACTIVE &&
+			    m->next_seg < m->nsegs) {
+				*rr_end = peer->msg_base + end;
+				return m;
+			}
 		}
+		/* The round is over: the next one takes every message now. */
+		pos = 0;
+		end = cnt;
 	}
 	return NULL;
 }
@@ -571,6 +592,7 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 {
 	struct srd_tx_msg *m;
 	struct srd_retx r;
+	uint32_t rr_end = 0;
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return;
@@ -590,7 +612,8 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 	for (;;) {
 		bool have_retx = retx_pop(peer, &r);
 
-		m = have_retx ? srd_tx_msg_by_id(peer, r.msg_id) : next_new(peer);
+		m = have_retx ? srd_tx_msg_by_id(peer, r.msg_id) :
+				next_new(peer, &rr_end);
 		if (!m)
 			break;
 		if (peer->inflight >= srd_cc_window_pkts(&peer->cc)) {
@@ -614,6 +637,8 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 					 r.timeout ? SRD_TXW_RTO : SRD_TXW_SACK,
 					 r.last_path, now_us);
 		} else {
+			peer->msg_rr = m->msg_id + 1;
+			peer->msg_rr_end = rr_end;
 			if (++m->next_seg == m->nsegs)
 				peer->tx_unsent--;
 			srd_tx_send_data(peer, m, m->next_seg - 1, SRD_TXW_NEW,

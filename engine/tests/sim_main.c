@@ -416,6 +416,8 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	       (unsigned long long)r.delivered, (unsigned long long)r.ok_sends,
 	       (unsigned long long)r.failed_sends, (unsigned long long)r.expected_fail,
 	       (unsigned long long)r.sim_time_us, (unsigned long long)r.events, secs);
+	printf("#   last OK completion at %llu us\n",
+	       (unsigned long long)r.last_ok_completion_us);
 	printf("#   pkts %llu, net drops %llu, queue drops %llu (max queue %llu B), dups %llu; "
 	       "retx %llu (fast %llu, rto %llu, spurious %llu), dup rx %llu, rnr naks %llu, "
 	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu, "

@@ -1374,6 +1374,74 @@ static bool slow_gate(struct pair *pr, struct qpkt *q, void *arg)
 	return false;
 }
 
+/* Records the (message id, offset) of node 0's first sends of DATA. */
+struct send_log {
+	uint32_t id[64], off[64];
+	int n;
+};
+
+static bool log_sends(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct send_log *l = arg;
+	struct srd_pkt p;
+	int i;
+
+	(void)pr;
+	if (q->to != 1 || srd_wire_parse(q->data, q->len, &p) != SRD_PARSE_OK ||
+	    p.opcode != SRD_WOP_DATA)
+		return false;
+	for (i = 0; i < l->n; i++)
+		if (l->id[i] == p.msg_id && l->off[i] == p.offset)
+			return false;		/* a retransmission */
+	if (l->n < 64) {
+		l->id[l->n] = p.msg_id;
+		l->off[l->n++] = p.offset;
+	}
+	return false;
+}
+
+/*
+ * Round-robin in rounds, at a window of one packet: 8 messages of two
+ * segments go out as every first segment in order, then every second,
+ * though most pumps find the window full; a message posted meanwhile
+ * waits for the next round.  (A cursor that moved on a pump the window
+ * held back skipped messages, and one that took new messages as it came
+ * to them let them overtake older ones.)
+ */
+static void test_round_robin_rounds(void)
+{
+	struct srd_config c = small_cfg();
+	struct send_log l = { .n = 0 };
+	struct pair *pr;
+	uint32_t id0;
+	int i, ok = 1;
+
+	c.cwnd_init_pkts = c.cwnd_max_pkts = 1;
+	c.cwnd_min_256ths = SRD_CWND_ONE;
+	c.pacing_burst_pkts = 1;
+	pr = pair_new(&c);
+	id0 = pr->n[0]->peer->msg_next;
+	for (i = 0; i < 8; i++)
+		CHECK(send_one(pr, 0, 2 * 1024, 300 + i, 7) == 0, "post %d", i);
+	/* Until the first round is under way, then a ninth message. */
+	while (l.n < 3 && pr->now < 1000000) {
+		pair_run(pr, pr->now + 10, false, log_sends, &l);
+		pr->now += 10;
+	}
+	CHECK(send_one(pr, 0, 2 * 1024, 308, 7) == 0, "post the ninth");
+	pair_run(pr, pr->now + 1000000, false, log_sends, &l);
+	CHECK(l.n == 18, "18 segments sent: %d", l.n);
+	for (i = 0; i < 16 && i < l.n; i++)
+		ok &= l.id[i] == id0 + (uint32_t)(i % 8) &&
+		      l.off[i] == (i < 8 ? 0u : 1024u);
+	CHECK(ok, "the 8 first segments in order, then the 8 second ones");
+	CHECK(l.n == 18 && l.id[16] == id0 + 8 && l.id[17] == id0 + 8,
+	      "the ninth after the round it was posted in");
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 9, "9 sends OK: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
+}
+
 /*
  * A live sender starved to a packet per 25 ms, with 8 messages under way
  * at once: each gets a segment per round of 8, 200 ms apart, twice the
@@ -2915,6 +2983,7 @@ static const struct test tests[] = {
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
+	{ "round_robin_rounds", test_round_robin_rounds },
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
