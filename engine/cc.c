@@ -217,22 +217,25 @@ bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us)
  * any peer's ACKs read it): its first RTT samples may be of a queue the
  * others built, and theirs of the queue its first window builds, and
  * the lower minimum of one starves it until the next drain, up to an
- * interval later.  A drain a quarter of an interval on lets them all
- * learn the base again once the first windows have reached the queue,
- * clear of the interval's own drain (a sender makes one per eighth of an
- * interval at most).
+ * interval later.  A drain an eighth of an interval on lets them all
+ * learn the base again once the first windows have reached the queue
+ * (at a quarter, the sender starved until then had the tail of
+ * incast_depth's latencies), and clear of the interval's own drain (a
+ * sender makes one per sixteenth of an interval at most).
  */
 void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us)
 {
 	if (srd_cc_drains(&eng->cfg))
 		srd_write_once(eng->drain_soon_us,
-			       now_us + eng->cfg.cc_drain_interval_us / 4);
+			       now_us + eng->cfg.cc_drain_interval_us / 8);
 }
 
 /*
  * An ACK, which @asked for a drain or not.  The first that asks starts
- * one, once per eighth of an interval at most (every ACK of the
- * receiver's drain asks, for a sixteenth): the window is held at
+ * one, once per sixteenth of an interval at most, as long as the
+ * receiver asks (a drain ends only at an ACK that does not ask, so one
+ * asking makes one drain), so a newcomer's drain an eighth of an
+ * interval after the interval's own is made too: the window is held at
  * cwnd_min_256ths (pacing keeps a window below one packet); cwnd is kept,
  * and is the window again after.  The drain ends at the first ACK that does not ask,
  * once a packet sent since it began has come back (that packet left when
@@ -251,7 +254,7 @@ bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	}
 	if (!asked || !srd_cc_drains(cfg) ||
 	    (cc->drain_last_us &&
-	     now_us - cc->drain_last_us < cfg->cc_drain_interval_us / 8))
+	     now_us - cc->drain_last_us < cfg->cc_drain_interval_us / 16))
 		return false;
 	cc->drain_start_us = now_us ? now_us : 1;
 	cc->drain_last_us = cc->drain_start_us;

@@ -912,7 +912,8 @@ static void test_cc_flow_scaling(void)
  * The drain (cc.c): a receiver's ACKs ask for it in the first 1/16 of
  * each interval; the first that asks holds the sender's window at its
  * floor, and the drain ends at an ACK that no longer asks once a packet
- * sent since it began has come back; one drain per eighth of an interval.
+ * sent since it began has come back; one drain per sixteenth of an
+ * interval.
  */
 static void test_cc_drain(void)
 {
@@ -928,13 +929,13 @@ static void test_cc_drain(void)
 	CHECK(srd_cc_drain_asks(&eng, t) && srd_cc_drain_asks(&eng, t + 62499) &&
 	      !srd_cc_drain_asks(&eng, t + 62500) && !srd_cc_drain_asks(&eng, t - 1),
 	      "the receiver asks in [0, 62.5 ms) of each second");
-	/* A newcomer: a drain of as long, a quarter of an interval on. */
+	/* A newcomer: a drain of as long, an eighth of an interval on. */
 	srd_cc_drain_newcomer(&eng, t + 300000);
-	CHECK(!srd_cc_drain_asks(&eng, t + 549999) &&
-	      srd_cc_drain_asks(&eng, t + 550000) &&
-	      srd_cc_drain_asks(&eng, t + 612499) &&
-	      !srd_cc_drain_asks(&eng, t + 612500),
-	      "a newcomer's drain in [550, 612.5) ms");
+	CHECK(!srd_cc_drain_asks(&eng, t + 424999) &&
+	      srd_cc_drain_asks(&eng, t + 425000) &&
+	      srd_cc_drain_asks(&eng, t + 487499) &&
+	      !srd_cc_drain_asks(&eng, t + 487500),
+	      "a newcomer's drain in [425, 487.5) ms");
 	eng.drain_soon_us = 0;
 	srd_cc_init(&cc, &c);
 	cc.cwnd = 40 * SRD_CWND_ONE;
@@ -955,11 +956,15 @@ static void test_cc_drain(void)
 	srd_cc_drain_ack(&cc, &c, false, t + 62600);
 	CHECK(srd_cc_window_pkts(&cc) == 40, "over: the window is cwnd again (%u)",
 	      srd_cc_window_pkts(&cc));
-	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 124999),
-	      "none again within an eighth of an interval");
-	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 250000), "a newcomer's");
-	srd_cc_drain_sample(&cc, t + 250001);
-	srd_cc_drain_ack(&cc, &c, false, t + 312600);
+	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 125000),
+	      "a newcomer's, an eighth of an interval after the interval's");
+	srd_cc_drain_sample(&cc, t + 125001);
+	srd_cc_drain_ack(&cc, &c, false, t + 130000);
+	CHECK(!srd_cc_drain_ack(&cc, &c, true, t + 187499),
+	      "none again within a sixteenth of an interval of its start");
+	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 187500), "but after it");
+	srd_cc_drain_sample(&cc, t + 187501);
+	srd_cc_drain_ack(&cc, &c, false, t + 190000);
 	CHECK(srd_cc_drain_ack(&cc, &c, true, t + 1000000), "the next interval's");
 	srd_cc_drain_sample(&cc, t + 1000001);
 	srd_cc_drain_ack(&cc, &c, false, t + 1062600);
