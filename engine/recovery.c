@@ -335,7 +335,7 @@ static uint32_t reply_wait_us(const struct srd_peer *peer)
 	return peer->remote_waits ? peer->eng->cfg.ack_reply_wait_us : 0;
 }
 
-static uint64_t tlp_deadline(const struct srd_peer *peer)
+static inline uint64_t tlp_deadline(const struct srd_peer *peer)
 {
 	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX ||
 	    !peer->rtt.srtt_us)
@@ -377,16 +377,22 @@ static void send_tlp(struct srd_peer *peer, uint64_t now_us)
 		peer->ring[psn & srd_tx_ring_mask(peer)].is_tlp = true;
 }
 
-static uint64_t rto_deadline(const struct srd_peer *peer)
+static inline uint64_t rto_deadline(const struct srd_peer *peer)
 {
 	const struct srd_tx_pkt *e;
 
 	if (!peer->inflight)
 		return SRD_NO_DEADLINE;
 	e = &peer->ring[peer->snd_una & srd_tx_ring_mask(peer)];
-	/* Its ACK may wait for a reply, as the TLP's. */
-	return e->sent_us + srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
-					       peer->rto_backoff) +
+	/*
+	 * Its ACK may wait for a reply, as the TLP's.  Without a backoff the
+	 * RTO is rto_us, clamped already (struct srd_rtt): no call for it at
+	 * every ACK.
+	 */
+	return e->sent_us + (peer->rto_backoff ?
+			     srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
+						peer->rto_backoff) :
+			     peer->rtt.rto_us) +
 	       (e->ack_now ? reply_wait_us(peer) : 0);
 }
 
@@ -423,21 +429,16 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 	srd_tx_pump(peer, now_us);
 }
 
-uint64_t srd_tx_deadline(const struct srd_peer *peer)
+uint64_t srd_tx_deadline_busy(const struct srd_peer *peer)
 {
 	uint64_t d = peer->loss_deadline_us;
 	const struct srd_tx_msg *m;
 	uint32_t id, w = peer->eng->cfg.msg_window;
-	bool work;
 
-	if (peer->state != SRD_PEER_ESTABLISHED)
-		return SRD_NO_DEADLINE;
 	/* Neither the RTO nor a tail probe without packets in flight. */
 	if (peer->inflight)
 		d = srd_min_u64(d, srd_min_u64(rto_deadline(peer),
 					       tlp_deadline(peer)));
-	work = peer->retx_head != peer->retx_tail || peer->tx_unsent ||
-	       (peer->pending_head && peer->msg_next - peer->msg_base < w);
 	if (peer->resp_due_head)
 		d = srd_min_u64(d, peer->resp_due_head->resp_deadline_us);
 	for (id = peer->msg_base; peer->rnr_waiting && id != peer->msg_next;
@@ -452,7 +453,8 @@ uint64_t srd_tx_deadline(const struct srd_peer *peer)
 	 * (real clocks move during a call): a deadline in the past makes the
 	 * OS call back at once, and the pump then sends.
 	 */
-	if (work && peer->inflight < srd_cc_window_pkts(&peer->cc) &&
+	if (srd_tx_has_work(peer) &&
+	    peer->inflight < srd_cc_window_pkts(&peer->cc) &&
 	    !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use)
 		d = srd_min_u64(d, srd_cc_pacing_deadline_us(&peer->cc));
 	return d;

@@ -142,7 +142,11 @@ struct srd_rtt {
 	uint32_t latest_us;
 	uint32_t min_us;	/* 0: none */
 	uint64_t min_stamp_us;	/* when min_us was taken */
-	uint32_t rto_us;	/* before backoff */
+	/*
+	 * Before backoff, and always within [rto_min_us, rto_max_us] (every
+	 * writer clamps it): srd_rto_backed_off() of no backoff is rto_us.
+	 */
+	uint32_t rto_us;
 	uint32_t floor_us;	/* adaptive floor: grows on spurious RTOs; 0: rto_min_us */
 };
 
@@ -622,7 +626,35 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us);
 void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us);
-uint64_t srd_tx_deadline(const struct srd_peer *peer);
+/*
+ * Is there something for the pump to send, the congestion window, the
+ * packet table and pacing aside: a retransmission, a new segment, or a
+ * message that the message window has room to start?
+ */
+static inline bool srd_tx_has_work(const struct srd_peer *peer)
+{
+	return peer->retx_head != peer->retx_tail || peer->tx_unsent ||
+	       (peer->pending_head &&
+		peer->msg_next - peer->msg_base < peer->eng->cfg.msg_window);
+}
+
+/* srd_tx_deadline() of an ESTABLISHED peer with anything under way. */
+uint64_t srd_tx_deadline_busy(const struct srd_peer *peer);
+/*
+ * The sender's next deadline.  Inline: every call into the engine ends
+ * here, and a receiver's peer, with nothing in flight, nothing to send,
+ * no READ awaiting a response and no message in RNR_WAIT, has no timer
+ * but the loss deadline; srd_tx_deadline_busy() looks at everything else.
+ */
+static inline uint64_t srd_tx_deadline(const struct srd_peer *peer)
+{
+	if (peer->state != SRD_PEER_ESTABLISHED)
+		return SRD_NO_DEADLINE;
+	if (!peer->inflight && !peer->resp_due_head && !peer->rnr_waiting &&
+	    !srd_tx_has_work(peer))
+		return peer->loss_deadline_us;
+	return srd_tx_deadline_busy(peer);
+}
 
 
 /* rx.c */
