@@ -94,6 +94,15 @@ uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);
 /* DATA with the RDMA extension: opcode WRITE or READ_REQ. */
 uint32_t srd_wire_put_rdma(uint8_t *buf, const struct srd_pkt *p, uint8_t op);
 uint32_t srd_wire_put_resp(uint8_t *buf, const struct srd_pkt *p);
+struct srd_peer;
+struct srd_tx_msg;
+/*
+ * What those write, for message @m of @peer (its kind gives the
+ * opcode): the sender's own, from the message without a struct srd_pkt.
+ */
+uint32_t srd_wire_put_msg(uint8_t *buf, const struct srd_peer *peer,
+			  const struct srd_tx_msg *m, uint32_t psn,
+			  uint32_t offset, uint8_t flags, uint8_t path);
 uint32_t srd_wire_put_ack(uint8_t *buf, const struct srd_pkt *p);
 /*
  * Append @p's ACK fields as an ACK block to the DATA-family header of
@@ -240,7 +249,6 @@ struct srd_path {
 
 #define SRD_PATH_NONE	0xffffffffu
 
-struct srd_peer;
 /* A path for the next DATA packet, not `exclude` if another exists. *is_probe
  * says the packet is its path's probe. */
 uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,

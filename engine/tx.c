@@ -387,25 +387,6 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 	return true;
 }
 
-static uint32_t put_header(uint8_t *hdr, const struct srd_tx_msg *m,
-			   struct srd_pkt *p)
-{
-	switch (m->kind) {
-	case SRD_MSG_WRITE:
-		p->rdma = m->rdma;
-		return srd_wire_put_rdma(hdr, p, SRD_WOP_WRITE);
-	case SRD_MSG_READ:
-		p->rdma = m->rdma;
-		return srd_wire_put_rdma(hdr, p, SRD_WOP_READ_REQ);
-	case SRD_MSG_READ_RESP:
-		p->req_msg_id = m->req_msg_id;
-		p->req_attempt = m->req_attempt;
-		return srd_wire_put_resp(hdr, p);
-	default:
-		return srd_wire_put_data(hdr, p);
-	}
-}
-
 /* Returns false when the message was failed instead (its source is gone). */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
@@ -415,9 +396,10 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	const struct srd_config *cfg = &peer->eng->cfg;
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_tx_pkt *e;
-	struct srd_pkt p;
-	uint32_t path, hlen, off, len;
+	struct srd_pkt ack;
+	uint32_t path, hlen, off, len, psn;
 	bool probe, ack_now;
+	uint8_t flags;
 
 	path = srd_path_select(peer, now_us, retx ? last_path : SRD_PATH_NONE,
 			       &probe);
@@ -425,47 +407,32 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->paths[path].probe_in_flight = true;
 	off = seg * m->seg_bytes;
 	len = m->len - off < m->seg_bytes ? m->len - off : m->seg_bytes;
-
-	/* Not zeroed first: the encoders read only what is set here. */
-	p.src_epoch = peer->local_tag;
-	p.dst_epoch = peer->remote_epoch;
-	p.psn = peer->snd_nxt++;
-	p.msg_id = m->msg_id;
-	p.msg_base = peer->msg_base;
-	p.dst_qpn = m->dst_qpn;
-	p.src_qpn = m->src_qpn;
-	p.qkey = m->qkey;
-	p.imm_data = m->has_imm ? m->imm_data : 0;
-	p.msg_len = m->len;
-	p.offset = off;
-	p.seg_bytes = (uint16_t)m->seg_bytes;
-	p.attempt = m->attempt;
-	p.path = (uint8_t)path;
+	psn = peer->snd_nxt++;
 	ack_now = probe || seg + 1 == m->nsegs;
-	p.flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
-		  (m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
-		  (retx ? SRD_WF_DATA_RETRANSMIT : 0) |
-		  (ack_now ? SRD_WF_DATA_ACK_NOW : 0);
+	flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
+		(m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
+		(retx ? SRD_WF_DATA_RETRANSMIT : 0) |
+		(ack_now ? SRD_WF_DATA_ACK_NOW : 0);
 	if (!retx && seg == 0 && m->kind != SRD_MSG_READ_RESP) {
 		srd_rx_on_msg_sent(peer, now_us);
 		peer->msg_sent_us = now_us;
 	}
-	hlen = put_header(hdr, m, &p);
+	hlen = srd_wire_put_msg(hdr, peer, m, psn, off, flags, (uint8_t)path);
 	/*
 	 * The ACK we owe rides along if the packet has room for it: a full
 	 * segment's packet is the largest the path takes.  One that waits
 	 * for an answer goes now if the answer has no room for it: waiting
-	 * longer gains nothing.
+	 * longer gains nothing.  Only @ack's ACK fields are set and read.
 	 */
 	if (len + SRD_ACK_BLOCK_BYTES <= m->seg_bytes &&
-	    srd_rx_ack_attach(peer, now_us, &p))
-		hlen = srd_wire_put_ack_block(hdr, hlen, &p);
+	    srd_rx_ack_attach(peer, now_us, &ack))
+		hlen = srd_wire_put_ack_block(hdr, hlen, &ack);
 	else if (peer->ack_for_reply)
 		srd_rx_send_ack(peer, now_us);
 
-	e = &peer->ring[p.psn & srd_tx_ring_mask(peer)];
+	e = &peer->ring[psn & srd_tx_ring_mask(peer)];
 	e->sent_us = now_us;
-	e->psn = p.psn;
+	e->psn = psn;
 	e->msg_id = m->msg_id;
 	e->seg = seg;
 	e->path = (uint8_t)path;
@@ -487,7 +454,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->tlp_base_us = now_us;
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
-	SRD_TRACE(peer, SRD_EV_DATA_TX, p.psn, p.msg_id, seg, path, why,
+	SRD_TRACE(peer, SRD_EV_DATA_TX, psn, m->msg_id, seg, path, why,
 		  m->kind, 0);
 	if (srd_peer_transmit(peer, path, hdr, hlen, m, off, len) ==
 	    SRD_TX_ABORT &&

@@ -159,16 +159,23 @@ int srd_wire_parse_ud(const uint8_t *b, size_t len, struct srd_ud_hdr *h)
 	return SRD_PARSE_OK;
 }
 
-static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
-			   uint32_t hdr_bytes)
+static uint32_t put_first(uint8_t *b, uint8_t op, uint8_t flags,
+			  uint32_t hdr_bytes, uint32_t src_tag, uint32_t dst_tag)
 {
 	b[OFF_VERSION] = SRD_WIRE_VERSION;
 	b[OFF_OPCODE] = op;
-	b[OFF_FLAGS] = p->flags;
+	b[OFF_FLAGS] = flags;
 	b[OFF_HDR_LEN_WORDS] = (uint8_t)(hdr_bytes / 4);
-	srd_put_be32(b + OFF_SRC_TAG, p->src_epoch);
-	srd_put_be32(b + OFF_DST_TAG, p->dst_epoch);
+	srd_put_be32(b + OFF_SRC_TAG, src_tag);
+	srd_put_be32(b + OFF_DST_TAG, dst_tag);
 	return hdr_bytes;
+}
+
+static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
+			   uint32_t hdr_bytes)
+{
+	return put_first(b, op, p->flags, hdr_bytes, p->src_epoch,
+			 p->dst_epoch);
 }
 
 static void put_data_fields(uint8_t *b, const struct srd_pkt *p)
@@ -187,6 +194,24 @@ static void put_data_fields(uint8_t *b, const struct srd_pkt *p)
 	b[OFF_PATH] = p->path;
 }
 
+static void put_rdma_fields(uint8_t *b, const struct srd_rdma_info *r)
+{
+	srd_put_be32(b + OFF_REMOTE_ADDR_HI, (uint32_t)(r->remote_addr >> 32));
+	srd_put_be32(b + OFF_REMOTE_ADDR_LO, (uint32_t)r->remote_addr);
+	srd_put_be32(b + OFF_RKEY, r->rkey);
+	srd_put_be32(b + OFF_RDMA_LEN, r->rdma_len);
+	srd_put_be32(b + OFF_RDMA_OFFSET, r->rdma_offset);
+	srd_put_be32(b + OFF_LENGTH, r->length);
+}
+
+static void put_resp_fields(uint8_t *b, uint32_t req_msg_id,
+			    uint8_t req_attempt)
+{
+	srd_put_be32(b + OFF_REQ_MSG_ID, req_msg_id);
+	b[OFF_REQ_ATTEMPT] = req_attempt;
+	srd_memset(b + OFF_RESP_RESERVED, 0, 3);
+}
+
 uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
 {
 	put_data_fields(b, p);
@@ -196,22 +221,62 @@ uint32_t srd_wire_put_data(uint8_t *b, const struct srd_pkt *p)
 uint32_t srd_wire_put_rdma(uint8_t *b, const struct srd_pkt *p, uint8_t op)
 {
 	put_data_fields(b, p);
-	srd_put_be32(b + OFF_REMOTE_ADDR_HI, (uint32_t)(p->rdma.remote_addr >> 32));
-	srd_put_be32(b + OFF_REMOTE_ADDR_LO, (uint32_t)p->rdma.remote_addr);
-	srd_put_be32(b + OFF_RKEY, p->rdma.rkey);
-	srd_put_be32(b + OFF_RDMA_LEN, p->rdma.rdma_len);
-	srd_put_be32(b + OFF_RDMA_OFFSET, p->rdma.rdma_offset);
-	srd_put_be32(b + OFF_LENGTH, p->rdma.length);
+	put_rdma_fields(b, &p->rdma);
 	return put_common(b, p, op, SRD_HDR_RDMA_BYTES);
 }
 
 uint32_t srd_wire_put_resp(uint8_t *b, const struct srd_pkt *p)
 {
 	put_data_fields(b, p);
-	srd_put_be32(b + OFF_REQ_MSG_ID, p->req_msg_id);
-	b[OFF_REQ_ATTEMPT] = p->req_attempt;
-	srd_memset(b + OFF_RESP_RESERVED, 0, 3);
+	put_resp_fields(b, p->req_msg_id, p->req_attempt);
 	return put_common(b, p, SRD_WOP_READ_RESP, SRD_HDR_RESP_BYTES);
+}
+
+/*
+ * The same headers as the three above, for the sender's every DATA
+ * packet: read from the message and the peer where they are, rather
+ * than copied into a struct srd_pkt first and out of it again.  The
+ * QPNs were masked to 24 bits when the message was posted
+ * (srd_tx_msg_alloc()).  The unit tests check that both encoders agree.
+ */
+uint32_t srd_wire_put_msg(uint8_t *b, const struct srd_peer *peer,
+			  const struct srd_tx_msg *m, uint32_t psn,
+			  uint32_t offset, uint8_t flags, uint8_t path)
+{
+	uint32_t hdr_bytes;
+	uint8_t op;
+
+	srd_put_be32(b + OFF_PSN, psn);
+	srd_put_be32(b + OFF_MSG_ID, m->msg_id);
+	srd_put_be32(b + OFF_MSG_BASE, peer->msg_base);
+	srd_put_be32(b + OFF_DST_QPN, m->dst_qpn);
+	srd_put_be32(b + OFF_SRC_QPN, m->src_qpn);
+	srd_put_be32(b + OFF_QKEY, m->qkey);
+	srd_put_be32(b + OFF_IMM, m->has_imm ? m->imm_data : 0);
+	srd_put_be32(b + OFF_MSG_LEN, m->len);
+	srd_put_be32(b + OFF_OFFSET, offset);
+	srd_put_be16(b + OFF_SEG_BYTES, (uint16_t)m->seg_bytes);
+	b[OFF_ATTEMPT] = m->attempt;
+	b[OFF_PATH] = path;
+	switch (m->kind) {
+	case SRD_MSG_WRITE:
+	case SRD_MSG_READ:
+		op = m->kind == SRD_MSG_WRITE ? SRD_WOP_WRITE : SRD_WOP_READ_REQ;
+		put_rdma_fields(b, &m->rdma);
+		hdr_bytes = SRD_HDR_RDMA_BYTES;
+		break;
+	case SRD_MSG_READ_RESP:
+		op = SRD_WOP_READ_RESP;
+		put_resp_fields(b, m->req_msg_id, m->req_attempt);
+		hdr_bytes = SRD_HDR_RESP_BYTES;
+		break;
+	default:
+		op = SRD_WOP_DATA;
+		hdr_bytes = SRD_HDR_DATA_BYTES;
+		break;
+	}
+	return put_first(b, op, flags, hdr_bytes, peer->local_tag,
+			 peer->remote_epoch);
 }
 
 uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)

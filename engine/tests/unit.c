@@ -676,6 +676,88 @@ static void test_wire_roundtrip_and_rejects(void)
 	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "ack needs dst_epoch");
 }
 
+/*
+ * The sender encodes its DATA headers from the message itself
+ * (srd_wire_put_msg()); they must be byte for byte what the encoders of
+ * a struct srd_pkt write, which the wire vectors check.
+ */
+static void test_wire_msg_encoder_agrees(void)
+{
+	static const enum srd_msg_kind kinds[] = {
+		SRD_MSG_SEND, SRD_MSG_WRITE, SRD_MSG_READ, SRD_MSG_READ_RESP,
+	};
+	uint8_t a[SRD_HDR_MAX_BYTES], b[SRD_HDR_MAX_BYTES];
+	static struct srd_peer peer;
+	struct srd_tx_msg m;
+	struct srd_pkt p;
+	uint32_t i, na, nb;
+
+	peer.local_tag = 0xaabbccdd;
+	peer.remote_epoch = 0x11223344;
+	peer.msg_base = 0xfffffff0;
+	for (i = 0; i < 2 * sizeof(kinds) / sizeof(*kinds); i++) {
+		memset(&m, 0, sizeof(m));
+		m.kind = kinds[i / 2];
+		m.msg_id = 0xfffffff3;
+		m.dst_qpn = 0xabcdef;
+		m.src_qpn = 0x123456;
+		m.qkey = 0x80000001;
+		m.imm_data = 0xdeadbeef;
+		m.has_imm = i & 1;
+		m.len = 3000;
+		m.seg_bytes = 1024;
+		m.attempt = 5;
+		m.rdma.remote_addr = 0x0102030405060708ull;
+		m.rdma.rkey = 0x99;
+		m.rdma.rdma_len = 8000;
+		m.rdma.rdma_offset = 100;
+		m.rdma.length = 3000;
+		m.req_msg_id = 0x77665544;
+		m.req_attempt = 2;
+		memset(a, 0xee, sizeof(a));
+		memset(b, 0xee, sizeof(b));
+		na = srd_wire_put_msg(a, &peer, &m, 0x80000000, 2048,
+				      SRD_WF_DATA_ACK_NOW, 63);
+
+		memset(&p, 0, sizeof(p));
+		p.src_epoch = peer.local_tag;
+		p.dst_epoch = peer.remote_epoch;
+		p.psn = 0x80000000;
+		p.msg_id = m.msg_id;
+		p.msg_base = peer.msg_base;
+		p.dst_qpn = m.dst_qpn;
+		p.src_qpn = m.src_qpn;
+		p.qkey = m.qkey;
+		p.imm_data = m.has_imm ? m.imm_data : 0;
+		p.msg_len = m.len;
+		p.offset = 2048;
+		p.seg_bytes = (uint16_t)m.seg_bytes;
+		p.attempt = m.attempt;
+		p.path = 63;
+		p.flags = SRD_WF_DATA_ACK_NOW;
+		p.rdma = m.rdma;
+		p.req_msg_id = m.req_msg_id;
+		p.req_attempt = m.req_attempt;
+		switch (m.kind) {
+		case SRD_MSG_WRITE:
+			nb = srd_wire_put_rdma(b, &p, SRD_WOP_WRITE);
+			break;
+		case SRD_MSG_READ:
+			nb = srd_wire_put_rdma(b, &p, SRD_WOP_READ_REQ);
+			break;
+		case SRD_MSG_READ_RESP:
+			nb = srd_wire_put_resp(b, &p);
+			break;
+		default:
+			nb = srd_wire_put_data(b, &p);
+			break;
+		}
+		CHECK(na == nb && !memcmp(a, b, sizeof(a)),
+		      "kind %d imm %u: the message's header is the packet's",
+		      (int)m.kind, i & 1);
+	}
+}
+
 /* The UD header: what the kernel's UD path sends and parses. */
 static void test_ud_header_roundtrip_and_rejects(void)
 {
@@ -2973,6 +3055,7 @@ static const struct test tests[] = {
 	{ "seq_wraparound", test_seq_wraparound },
 	{ "sack_bitmap_128", test_sack_bitmap },
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
+	{ "wire_msg_encoder_agrees", test_wire_msg_encoder_agrees },
 	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
