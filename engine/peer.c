@@ -399,25 +399,6 @@ void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
 	peer->eng->ops->event(peer->eng->os, peer->os, &ev);
 }
 
-int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		      const uint8_t *hdr, uint32_t hdr_len,
-		      const struct srd_tx_msg *m, uint32_t off, uint32_t len)
-{
-	struct srd_tx_desc d = {
-		.path = path, .hdr = hdr, .hdr_len = hdr_len,
-		.kind = m ? m->kind : SRD_MSG_SEND,
-		.out = m ? m->out : NULL,
-		.resp_src = m ? m->resp_src : NULL,
-		/* The OS's offsets are within the whole operation (rdma_op.c). */
-		.payload_off = m ? m->op_off + off : 0,
-		.payload_len = len,
-	};
-
-	peer->ctr.tx_pkts++;
-	peer->ctr.tx_bytes += hdr_len + len;
-	return peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
-}
-
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];

@@ -562,10 +562,29 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
 void srd_peer_update_deadline(struct srd_peer *peer);
-/* A control packet (@m NULL), or a segment of @m at @off. */
-int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
-		      const uint8_t *hdr, uint32_t hdr_len,
-		      const struct srd_tx_msg *m, uint32_t off, uint32_t len);
+/*
+ * A control packet (@m NULL), or a segment of @m at @off.  Inline: every
+ * packet sent comes here, and its callers know whether @m is NULL.
+ */
+static inline int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
+				    const uint8_t *hdr, uint32_t hdr_len,
+				    const struct srd_tx_msg *m, uint32_t off,
+				    uint32_t len)
+{
+	struct srd_tx_desc d = {
+		.path = path, .hdr = hdr, .hdr_len = hdr_len,
+		.kind = m ? m->kind : SRD_MSG_SEND,
+		.out = m ? m->out : NULL,
+		.resp_src = m ? m->resp_src : NULL,
+		/* The OS's offsets are within the whole operation (rdma_op.c). */
+		.payload_off = m ? m->op_off + off : 0,
+		.payload_len = len,
+	};
+
+	peer->ctr.tx_pkts++;
+	peer->ctr.tx_bytes += hdr_len + len;
+	return peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
+}
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
