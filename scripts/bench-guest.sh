@@ -461,9 +461,21 @@ fi_rows() {
 # srd_bw ID GROUP SIZE LOSS: srd_perf streaming at perftest's depth.
 srd_bw() {
 	new_port
+	wanted "$1" "$2" && srd_counters srd0 >"$raw/$1.counters-before"
 	measure "$1" "$2" srd srd_perf bw "$3" "$4" $((DUR + 60)) tcp $NPORT \
 		"$SRD_PERF -S -d srd0 -p $NPORT -W 30 -E" -- \
 		"$SRD_PERF" --json -d srd0 -p $NPORT -W 30 -E -t bw -s "$3" -D "$DEPTH" -T "$DUR" "$IP_SERVER"
+	wanted "$1" "$2" && srd_counters srd0 >"$raw/$1.counters-after"
+	return 0
+}
+
+# srd_counters DEV: every hw counter of DEV, one NAME VALUE a line (the
+# client's: its DATA sent, the ACKs it got for them, the stalls).
+srd_counters() {
+	local f
+	for f in "/sys/class/infiniband/$1/hw_counters/"*; do
+		echo "${f##*/} $(cat "$f")"
+	done
 }
 
 # both CMD: run the shell command CMD here and in the server guest at
