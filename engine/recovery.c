@@ -196,6 +196,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		  peer->inflight);
 	if (newly) {
 		peer->rto_backoff = 0;
+		peer->rto_probe = false;
 		peer->tlp_base_us = now_us;
 		peer->tlp_sent = 0;
 		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
@@ -284,15 +285,21 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 static void on_rto(struct srd_peer *peer, uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
+	bool oldest = true, first = !peer->rto_backoff;
 	struct srd_tx_pkt *e;
-	bool oldest = true;
 	uint32_t psn;
 
 	/*
-	 * Everything in flight is lost, not only what is older than the
-	 * RTO: packets sent microseconds apart would otherwise expire one
-	 * RTO each, and once the backoff reaches rto_max_us those come back
-	 * to back, spending the retry budget in a moment.
+	 * The first RTO of a run resends the oldest packet alone, beyond the
+	 * window (F-RTO, RFC 5682, where each send has a PSN of its own): an
+	 * ACK of a packet sent before it says the RTO was needless (a
+	 * receiver that did not run for a while: tens of milliseconds under
+	 * TCG), and the others are not sent twice; an ACK of the resend
+	 * alone lets the time threshold find them lost.  A second RTO in a
+	 * row loses everything in flight, not only what is older than it:
+	 * the next RTO is timed from this one, so packets sent microseconds
+	 * apart do not expire one RTO each, back to back, spending the
+	 * retry budget in a moment.
 	 */
 	peer->ctr.rto_expired++;
 	for (psn = peer->snd_una; psn != peer->snd_nxt; psn++) {
@@ -300,9 +307,15 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 		if (e->in_use && e->psn == psn) {
 			declare_lost(peer, e, true, oldest, now_us);
 			oldest = false;
+			if (first)
+				break;
 		}
 	}
 	srd_tx_advance_una(peer);
+	peer->rto_at_us = now_us;
+	peer->rto_probe = first;
+	/* Tail probes start again from here, not from the last ACK. */
+	peer->tlp_base_us = now_us;
 	peer->tlp_sent = 0;
 	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
 	SRD_TRACE(peer, SRD_EV_RTO, peer->snd_una, 0, 0, 0, 0,
@@ -315,15 +328,6 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	}
 }
 
-/*
- * Tail loss probe (as TCP's, RFC 8985): packets are in flight but no ACK
- * came for two smoothed RTTs.  Most often the ACKs of a window's tail were
- * lost (a dead path, in the other direction), or the tail itself; either
- * way the sender would sit until the RTO.  Send the newest in-flight
- * segment once more, on another path, beyond the window: the receiver
- * ACKs it at once, with all it has.  At most SRD_TLP_MAX probes per ACK
- * progress: the ACK of the first may be lost as well.
- */
 /*
  * How long the receiver may hold the ACK of a packet flagged ACK_NOW:
  * ack_reply_wait_us while it answers our messages (its last ACK came on
@@ -349,6 +353,15 @@ static inline uint64_t tlp_deadline(const struct srd_peer *peer)
 	       (peer->tail_ack_now ? reply_wait_us(peer) : 0);
 }
 
+/*
+ * Tail loss probe (as TCP's, RFC 8985): packets are in flight but no ACK
+ * came for two smoothed RTTs.  Most often the ACKs of a window's tail were
+ * lost (a dead path, in the other direction), or the tail itself; either
+ * way the sender would sit until the RTO.  Send the newest in-flight
+ * segment once more, on another path, beyond the window: the receiver
+ * ACKs it at once, with all it has.  At most SRD_TLP_MAX probes per ACK
+ * progress or RTO: the ACK of the first may be lost as well.
+ */
 static void send_tlp(struct srd_peer *peer, uint64_t now_us)
 {
 	struct srd_tx_pkt *e = NULL;
@@ -387,9 +400,9 @@ static inline uint64_t rto_deadline(const struct srd_peer *peer)
 	/*
 	 * Its ACK may wait for a reply, as the TLP's.  Without a backoff the
 	 * RTO is rto_us, clamped already (struct srd_rtt): no call for it at
-	 * every ACK.
+	 * every ACK.  After an RTO, from that RTO (on_rto()).
 	 */
-	return e->sent_us + (peer->rto_backoff ?
+	return srd_max_u64(e->sent_us, peer->rto_at_us) + (peer->rto_backoff ?
 			     srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,
 						peer->rto_backoff) :
 			     peer->rtt.rto_us) +

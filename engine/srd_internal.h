@@ -448,6 +448,8 @@ struct srd_peer {
 	/* timing */
 	struct srd_rtt rtt;
 	uint32_t rto_backoff;		/* RTO expiries since the last ACK progress */
+	uint64_t rto_at_us;		/* the last RTO: the next is timed from it */
+	bool rto_probe;			/* its resend may exceed the window */
 	struct srd_cc cc;
 
 	/* sender: packets */
@@ -468,7 +470,7 @@ struct srd_peer {
 	/* New segments placed, of every message of this peer: is it live? */
 	uint32_t rx_new_segs;
 	uint64_t rx_progress_us;	/* ... and the last one's time */
-	uint64_t tlp_base_us;		/* last new DATA or ACK progress */
+	uint64_t tlp_base_us;		/* last new DATA, ACK progress or RTO */
 	bool tail_ack_now;		/* the newest DATA sent was ACK_NOW */
 	/*
 	 * It answers our messages, and so holds their ACKs for its answers:

@@ -583,7 +583,8 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 				next_new(peer, &rr_end);
 		if (!m)
 			break;
-		if (peer->inflight >= srd_cc_window_pkts(&peer->cc)) {
+		if (peer->inflight >= srd_cc_window_pkts(&peer->cc) &&
+		    !(have_retx && peer->rto_probe)) {
 			if (!peer->cc.stalled)
 				peer->ctr.cwnd_stalls++;
 			peer->cc.stalled = true;
@@ -600,6 +601,7 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 		peer->cc.stalled = false;
 		if (have_retx) {
 			peer->retx_head++;
+			peer->rto_probe = false;
 			srd_tx_send_data(peer, m, r.seg,
 					 r.timeout ? SRD_TXW_RTO : SRD_TXW_SACK,
 					 r.last_path, now_us);

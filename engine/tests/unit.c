@@ -3031,6 +3031,67 @@ static void test_rto_blame_and_floor_cap(void)
 	      "the floor stops at %u us: %u", c.rto_floor_max_us, r.floor_us);
 }
 
+/* Node 0's timers, as time passes, its packets held (a stalled receiver). */
+static void hold_until_rto(struct pair *pr, uint64_t rtos)
+{
+	int i;
+
+	for (i = 0; i < 200000 && ectr(pr->n[0]->eng)->rto_expired < rtos; i++) {
+		pr->now += 10;
+		fire_timers(pr);
+	}
+}
+
+/*
+ * The first RTO of a run resends the oldest packet alone (F-RTO): a
+ * receiver that only stalled then ACKs the originals, and nothing else
+ * is sent twice.  A second RTO in a row resends all that is in flight.
+ */
+static void test_first_rto_resends_oldest(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	const struct srd_counters *k;
+	struct srd_peer *p;
+	uint64_t retx0, retx1;
+
+	send_one(pr, 0, 100, 1, 7);		/* the handshake, an RTT */
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	send_one(pr, 0, 8 * 1024, 2, 7);	/* eight packets, held */
+	hold_until_rto(pr, 1);
+	k = ectr(pr->n[0]->eng);
+	retx0 = k->retransmits - k->tail_probes;
+	CHECK(k->rto_expired == 1 && retx0 == 1,
+	      "the first RTO resent one packet: %llu (and %llu tail probes)",
+	      (unsigned long long)retx0, (unsigned long long)k->tail_probes);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	k = ectr(pr->n[0]->eng);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2 &&
+	      k->retransmits - k->tail_probes == 1 && k->rto_expired == 1 &&
+	      k->spurious_retransmits >= 1,
+	      "the stalled receiver's ACKs: no more resent (%llu), the resend found needless (%llu)",
+	      (unsigned long long)(k->retransmits - k->tail_probes),
+	      (unsigned long long)k->spurious_retransmits);
+
+	send_one(pr, 0, 8 * 1024, 3, 7);
+	retx1 = k->retransmits - k->tail_probes;
+	hold_until_rto(pr, 2);
+	k = ectr(pr->n[0]->eng);
+	CHECK(k->retransmits - k->tail_probes == retx1 + 1,
+	      "again one at the first RTO: %llu",
+	      (unsigned long long)(k->retransmits - k->tail_probes - retx1));
+	hold_until_rto(pr, 3);
+	p = pr->n[0]->peer;
+	CHECK(p->inflight + (p->retx_tail - p->retx_head) >= 8 &&
+	      p->inflight <= 1,
+	      "the second lost all in flight: %u resent at the floor's window, %u queued",
+	      p->inflight, p->retx_tail - p->retx_head);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 3, "delivered: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
+}
+
 static void test_config_validate(void)
 {
 	struct srd_config c;
@@ -3100,6 +3161,7 @@ static const struct test tests[] = {
 	{ "read_response_carries_ack", test_read_response_carries_ack },
 	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
 	{ "rto_blame_and_floor_cap", test_rto_blame_and_floor_cap },
+	{ "first_rto_resends_oldest", test_first_rto_resends_oldest },
 	{ "config_validate", test_config_validate },
 };
 
