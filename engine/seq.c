@@ -34,7 +34,8 @@ static void word_set(uint64_t *map, uint32_t i)
 	map[i >> 6] |= 1ull << (i & 63);
 }
 
-enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w, uint32_t psn)
+enum srd_rcv_result srd_rcv_record_any(struct srd_rcv_window *w,
+				       uint32_t psn)
 {
 	uint32_t d;
 

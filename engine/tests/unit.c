@@ -560,6 +560,45 @@ static void test_seq_wraparound(void)
 	CHECK(!srd_seq8_lt(3, 250), "attempt 3 > 250");
 }
 
+/*
+ * srd_rcv_record()'s inline next-PSN case against srd_rcv_record_any(),
+ * which takes every case: the same results and the same window, over
+ * runs of next PSNs broken by jumps, holes filled late and duplicates,
+ * across the 32-bit wrap.
+ */
+static void test_rcv_record_fast_path_agrees(void)
+{
+	struct srd_rcv_window a, b;
+	uint32_t psn = 0xfffffe00u, rnd = 12345, i, step, late;
+	uint32_t in_order = 0;
+	enum srd_rcv_result ra, rb;
+	bool same;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < 20000; i++) {
+		rnd = rnd * 1103515245u + 12345u;
+		step = rnd >> 16;
+		if (step % 8 < 5)
+			psn++;				/* the next PSN */
+		else if (step % 8 == 5)
+			psn += 2 + step / 8 % 140;	/* a jump */
+		/* else the same PSN again, or one late: */
+		late = step % 8 == 6 ? psn - step / 8 % 150 : psn;
+		ra = srd_rcv_record(&a, late);
+		rb = srd_rcv_record_any(&b, late);
+		same = ra == rb && a.valid == b.valid &&
+		       a.largest == b.largest && a.below[0] == b.below[0] &&
+		       a.below[1] == b.below[1];
+		CHECK(same, "psn %u: %d/%d largest %u/%u", late, ra, rb,
+		      a.largest, b.largest);
+		if (!same)
+			return;	/* one report, not thousands */
+		in_order += ra == SRD_RCV_NEW_IN_ORDER;
+	}
+	CHECK(in_order > 5000, "the next-PSN case taken %u times", in_order);
+}
+
 static void test_sack_bitmap(void)
 {
 	struct srd_rcv_window w;
@@ -3117,6 +3156,7 @@ static const struct test tests[] = {
 	{ "sack_bitmap_128", test_sack_bitmap },
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
 	{ "wire_msg_encoder_agrees", test_wire_msg_encoder_agrees },
+	{ "rcv_record_fast_path_agrees", test_rcv_record_fast_path_agrees },
 	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
