@@ -599,6 +599,124 @@ static void test_rcv_record_fast_path_agrees(void)
 	CHECK(in_order > 5000, "the next-PSN case taken %u times", in_order);
 }
 
+/*
+ * The path selection as it was written before srd_path_select() took
+ * pass 0's ACTIVE paths apart: three passes from the cursor, one rule
+ * list.  The test below checks that both pick the same path, probe or
+ * not, and leave the same state behind.
+ */
+static uint32_t ref_path_select(struct srd_peer *peer, uint64_t now_us,
+				uint32_t exclude, bool *is_probe)
+{
+	uint32_t n = peer->eng->cfg.n_paths, i, idx, pass, best = 0;
+	uint64_t best_until = SRD_NO_DEADLINE, slow_x100 = ~(uint64_t)0;
+	bool may_probe = exclude == SRD_PATH_NONE && !peer->rto_backoff;
+	struct srd_path *p;
+	bool probe;
+
+	if (peer->eng->cfg.path_slow_pct && peer->rtt.srtt_us)
+		slow_x100 = (uint64_t)peer->rtt.srtt_us *
+			    peer->eng->cfg.path_slow_pct;
+	if (n == 1)
+		exclude = SRD_PATH_NONE;
+	for (pass = 0; pass < 3; pass++) {
+		idx = peer->path_rr % n;
+		for (i = 0; i < n; i++, idx = idx + 1 < n ? idx + 1 : 0) {
+			p = &peer->paths[idx];
+			if (idx == exclude)
+				continue;
+			if (p->state == SRD_PATH_AVOIDED &&
+			    now_us >= p->avoid_until_us)
+				p->state = SRD_PATH_PROBING;
+			probe = p->state == SRD_PATH_PROBING;
+			if (p->state != SRD_PATH_ACTIVE &&
+			    (!probe || p->probe_in_flight))
+				continue;
+			if (pass == 0 && probe && !may_probe)
+				continue;
+			if (pass == 0 && !probe && p->srtt_us &&
+			    (uint64_t)p->srtt_us * 100 > slow_x100 &&
+			    p->slow_skips++ < 16)
+				continue;
+			if (pass == 1 && probe)
+				continue;
+			p->slow_skips = 0;
+			peer->path_rr = idx + 1;
+			*is_probe = probe;
+			return idx;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (i == exclude)
+			continue;
+		if (peer->paths[i].avoid_until_us < best_until) {
+			best_until = peer->paths[i].avoid_until_us;
+			best = i;
+		}
+	}
+	*is_probe = peer->paths[best].state != SRD_PATH_ACTIVE;
+	return best;
+}
+
+static uint32_t below(uint32_t *rnd, uint32_t m)
+{
+	*rnd = *rnd * 1103515245u + 12345u;
+	return (*rnd >> 8) % m;
+}
+
+static void test_path_select_agrees(void)
+{
+	static struct srd_path pa[SRD_MAX_PATHS], pb[SRD_MAX_PATHS];
+	static struct srd_engine eng;
+	static struct srd_peer a, b;
+	uint32_t rnd = 777, i, j, n, exclude, ra, rb, probes = 0, rests = 0;
+	uint64_t now_us = 1000000;
+	bool qa, qb, same;
+
+	srd_config_default(&eng.cfg);
+	a.eng = b.eng = &eng;
+	a.paths = pa;
+	b.paths = pb;
+	for (i = 0; i < 20000; i++) {
+		n = 1 + below(&rnd, SRD_MAX_PATHS);
+		eng.cfg.n_paths = n;
+		eng.cfg.path_slow_pct = below(&rnd, 4) ? 300 : 0;
+		a.rtt.srtt_us = below(&rnd, 4) ? 100 + below(&rnd, 100) : 0;
+		a.rto_backoff = below(&rnd, 8) == 0;
+		a.path_rr = below(&rnd, n + 1);
+		for (j = 0; j < n; j++) {
+			struct srd_path *p = &pa[j];
+
+			memset(p, 0, sizeof(*p));
+			p->state = below(&rnd, 4) ? SRD_PATH_ACTIVE :
+				   below(&rnd, 2) ? SRD_PATH_AVOIDED :
+						    SRD_PATH_PROBING;
+			p->avoid_until_us = now_us - 50 + below(&rnd, 100);
+			p->probe_in_flight = below(&rnd, 2);
+			p->srtt_us = below(&rnd, 4) ? 50 + below(&rnd, 700) : 0;
+			p->slow_skips = below(&rnd, 2) ? 14 + below(&rnd, 4) :
+							 below(&rnd, 14);
+		}
+		exclude = below(&rnd, 3) ? SRD_PATH_NONE : below(&rnd, n);
+		b.rtt = a.rtt;
+		b.rto_backoff = a.rto_backoff;
+		b.path_rr = a.path_rr;
+		memcpy(pb, pa, n * sizeof(*pa));
+		ra = srd_path_select(&a, now_us, exclude, &qa);
+		rb = ref_path_select(&b, now_us, exclude, &qb);
+		same = ra == rb && qa == qb && a.path_rr == b.path_rr &&
+		       !memcmp(pa, pb, n * sizeof(*pa));
+		CHECK(same, "round %u: path %u/%u probe %d/%d", i, ra, rb,
+		      qa, qb);
+		if (!same)
+			return;	/* one report, not thousands */
+		probes += qa;
+		rests += pa[ra].state != SRD_PATH_ACTIVE || ra == exclude;
+	}
+	CHECK(probes > 500 && rests > 500, "probes %u, other picks %u",
+	      probes, rests);
+}
+
 static void test_sack_bitmap(void)
 {
 	struct srd_rcv_window w;
@@ -3157,6 +3275,7 @@ static const struct test tests[] = {
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
 	{ "wire_msg_encoder_agrees", test_wire_msg_encoder_agrees },
 	{ "rcv_record_fast_path_agrees", test_rcv_record_fast_path_agrees },
+	{ "path_select_agrees", test_path_select_agrees },
 	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
