@@ -185,16 +185,12 @@ void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path)
 	}
 }
 
-void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
-		     uint32_t rtt_us)
+void srd_path_on_ack_rest(struct srd_peer *peer, uint32_t path,
+			  uint32_t rtt_us)
 {
 	struct srd_path *p = &peer->paths[path];
 	uint32_t err;
 
-	p->acked_pkts++;
-	p->losses_in_row = 0;
-	if (was_probe)
-		p->probe_in_flight = false;
 	if (p->state != SRD_PATH_ACTIVE) {
 		p->state = SRD_PATH_ACTIVE;
 		SRD_TRACE(peer, SRD_EV_PATH, 0, 0, 0, path, 0, SRD_PATH_ACTIVE, 0);

@@ -273,8 +273,9 @@ struct srd_path {
  * says the packet is its path's probe. */
 uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
 			 uint32_t exclude, bool *is_probe);
-void srd_path_on_ack(struct srd_peer *peer, uint32_t path, bool was_probe,
-		     uint32_t rtt_us);
+/* The rest of srd_path_on_ack(): a recovery, and the RTT sample. */
+void srd_path_on_ack_rest(struct srd_peer *peer, uint32_t path,
+			  uint32_t rtt_us);
 void srd_path_on_loss(struct srd_peer *peer, uint32_t path, bool was_probe,
 		      bool timeout, uint64_t now_us);
 void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path);
@@ -606,6 +607,24 @@ static inline int srd_peer_transmit(struct srd_peer *peer, uint32_t path,
 	peer->ctr.tx_pkts++;
 	peer->ctr.tx_bytes += hdr_len + len;
 	return peer->eng->ops->transmit(peer->eng->os, peer->os, &d);
+}
+
+/*
+ * A packet sent on @path was ACKed.  Inline: every packet ACKed comes
+ * here, and for most the path is ACTIVE and there is no RTT sample (an
+ * ACK gives one only for its largest PSN).
+ */
+static inline void srd_path_on_ack(struct srd_peer *peer, uint32_t path,
+				   bool was_probe, uint32_t rtt_us)
+{
+	struct srd_path *p = &peer->paths[path];
+
+	p->acked_pkts++;
+	p->losses_in_row = 0;
+	if (was_probe)
+		p->probe_in_flight = false;
+	if (p->state != SRD_PATH_ACTIVE || rtt_us)
+		srd_path_on_ack_rest(peer, path, rtt_us);
 }
 
 /* tx.c */
