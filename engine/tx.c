@@ -33,16 +33,23 @@
  */
 #include "srd_internal.h"
 
+/*
+ * After every ACK.  The walk is on locals: a store to the peer could
+ * alias the table as far as the compiler knows, and would have every
+ * step load the peer's fields again.
+ */
 void srd_tx_advance_una(struct srd_peer *peer)
 {
-	struct srd_tx_pkt *e;
+	const struct srd_tx_pkt *ring = peer->ring, *e;
+	uint32_t una = peer->snd_una, nxt = peer->snd_nxt;
+	uint32_t mask = srd_tx_ring_mask(peer);
 
-	while (peer->snd_una != peer->snd_nxt) {
-		e = &peer->ring[peer->snd_una & srd_tx_ring_mask(peer)];
-		if (e->in_use && e->psn == peer->snd_una)
+	for (; una != nxt; una++) {
+		e = &ring[una & mask];
+		if (e->in_use && e->psn == una)
 			break;
-		peer->snd_una++;
 	}
+	peer->snd_una = una;
 }
 
 /* Forget the packets of one message (NAKed, failed): never retransmitted. */
