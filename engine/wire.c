@@ -473,7 +473,9 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->nak_reason = 0;
 		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
-		PKT_ZERO(p, psn, has_ack);
+		/* In two: each is short enough to be a few stores, not a loop. */
+		PKT_ZERO(p, psn, payload);
+		PKT_ZERO(p, payload, has_ack);
 		p->nak_reason = 0;
 		p->has_ack = true;
 		p->ack_flags = p->flags;
