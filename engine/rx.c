@@ -36,22 +36,31 @@ static void ack_settled(struct srd_peer *peer)
 	peer->ack_for_reply = false;
 }
 
-/* What we have received, as an ACK's fields in @p. */
-static void fill_ack(struct srd_peer *peer, uint64_t now_us, struct srd_pkt *p)
+/*
+ * The flags of the ACK we send now, and the PSN it reports as a
+ * duplicate (with SRD_WF_ACK_DUP, else 0): reported once.
+ */
+static uint8_t ack_flags(struct srd_peer *peer, uint64_t now_us,
+			 uint32_t *dup_psn)
+{
+	uint8_t flags = srd_cc_drain_asks(peer->eng, now_us) ?
+			SRD_WF_ACK_DRAIN : 0;
+
+	*dup_psn = 0;
+	if (peer->ack_dup) {
+		flags |= SRD_WF_ACK_DUP;
+		*dup_psn = peer->ack_dup_psn;
+		peer->ack_dup = false;
+	}
+	return flags;
+}
+
+/* How long the largest PSN received has waited for this ACK. */
+static uint32_t ack_delay(const struct srd_peer *peer, uint64_t now_us)
 {
 	uint64_t delay = now_us - peer->rcv_largest_us;
 
-	p->ack_psn = peer->rcv.largest;
-	p->ack_delay_us = delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
-	srd_rcv_sack(&peer->rcv, p->sack);
-	p->ack_flags = srd_cc_drain_asks(peer->eng, now_us) ?
-		       SRD_WF_ACK_DRAIN : 0;
-	p->dup_psn = 0;
-	if (peer->ack_dup) {
-		p->ack_flags |= SRD_WF_ACK_DUP;
-		p->dup_psn = peer->ack_dup_psn;
-		peer->ack_dup = false;
-	}
+	return delay > 0xffffffffu ? 0xffffffffu : (uint32_t)delay;
 }
 
 /*
@@ -62,18 +71,16 @@ static void fill_ack(struct srd_peer *peer, uint64_t now_us, struct srd_pkt *p)
 static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
-	struct srd_pkt p;
-	uint32_t hlen;
+	uint32_t hlen, dup_psn;
+	uint8_t flags;
 
 	ack_settled(peer);
 	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
 		return;
-	/* Not zeroed first: the encoder reads only what is set here. */
-	p.src_epoch = peer->local_tag;
-	p.dst_epoch = peer->remote_epoch;
-	fill_ack(peer, now_us, &p);
-	p.flags = p.ack_flags;
-	hlen = srd_wire_put_ack(hdr, &p);
+	flags = ack_flags(peer, now_us, &dup_psn);
+	hlen = srd_wire_put_ack_win(hdr, peer->local_tag, peer->remote_epoch,
+				    flags, &peer->rcv, ack_delay(peer, now_us),
+				    dup_psn);
 	while (copies--) {
 		peer->ctr.acks_sent++;
 		srd_peer_transmit(peer, ctl_path(peer), hdr, hlen, NULL, 0, 0);
@@ -126,7 +133,10 @@ bool srd_rx_ack_attach(struct srd_peer *peer, uint64_t now_us,
 	if (!peer->ack_pending || !peer->rcv.valid)
 		return false;
 	ack_settled(peer);
-	fill_ack(peer, now_us, p);
+	p->ack_psn = peer->rcv.largest;
+	p->ack_delay_us = ack_delay(peer, now_us);
+	srd_rcv_sack(&peer->rcv, p->sack);
+	p->ack_flags = ack_flags(peer, now_us, &p->dup_psn);
 	peer->ctr.acks_piggybacked++;
 	return true;
 }

@@ -81,13 +81,6 @@ bool srd_rcv_has(const struct srd_rcv_window *w, uint32_t psn)
 	return d < WBITS && word_test(w->below, d);
 }
 
-void srd_rcv_sack(const struct srd_rcv_window *w,
-		  uint8_t sack[SRD_SACK_WINDOW_PKTS / 8])
-{
-	srd_put_le64(sack, w->below[0]);
-	srd_put_le64(sack + 8, w->below[1]);
-}
-
 bool srd_sack_covers(uint32_t ack_psn, const uint8_t *sack, uint32_t psn)
 {
 	uint32_t d;

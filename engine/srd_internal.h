@@ -104,6 +104,16 @@ uint32_t srd_wire_put_msg(uint8_t *buf, const struct srd_peer *peer,
 			  const struct srd_tx_msg *m, uint32_t psn,
 			  uint32_t offset, uint8_t flags, uint8_t path);
 uint32_t srd_wire_put_ack(uint8_t *buf, const struct srd_pkt *p);
+struct srd_rcv_window;
+/*
+ * What that writes, from the receiver's window @w: the ACK's @flags
+ * (SRD_WF_ACK_DUP, SRD_WF_ACK_DRAIN), @delay_us, and @dup_psn, written
+ * only with SRD_WF_ACK_DUP.
+ */
+uint32_t srd_wire_put_ack_win(uint8_t *buf, uint32_t src_tag,
+			      uint32_t dst_tag, uint8_t flags,
+			      const struct srd_rcv_window *w,
+			      uint32_t delay_us, uint32_t dup_psn);
 /*
  * Append @p's ACK fields as an ACK block to the DATA-family header of
  * @hdr_len bytes at @buf (flag HAS_ACK, hdr_len_words); returns the new
@@ -158,8 +168,13 @@ static inline enum srd_rcv_result srd_rcv_record(struct srd_rcv_window *w,
 
 bool srd_rcv_has(const struct srd_rcv_window *w, uint32_t psn);
 /* The SACK bitmap of an ACK (docs/protocol.md: byte i / 8, bit i % 8). */
-void srd_rcv_sack(const struct srd_rcv_window *w,
-		  uint8_t sack[SRD_SACK_WINDOW_PKTS / 8]);
+static inline void srd_rcv_sack(const struct srd_rcv_window *w,
+				uint8_t sack[SRD_SACK_WINDOW_PKTS / 8])
+{
+	srd_put_le64(sack, w->below[0]);
+	srd_put_le64(sack + 8, w->below[1]);
+}
+
 /* Does an ACK (ack_psn, sack) cover psn? */
 bool srd_sack_covers(uint32_t ack_psn, const uint8_t *sack, uint32_t psn);
 

@@ -288,6 +288,25 @@ uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
 	return put_common(b, p, SRD_WOP_ACK, SRD_HDR_ACK_BYTES);
 }
 
+/*
+ * The same header as srd_wire_put_ack(), for the receiver's every ACK:
+ * written from its window and the fields it works out, rather than
+ * copied into a struct srd_pkt first and out of it again.  The unit
+ * tests check that both encoders agree.
+ */
+uint32_t srd_wire_put_ack_win(uint8_t *b, uint32_t src_tag,
+			      uint32_t dst_tag, uint8_t flags,
+			      const struct srd_rcv_window *w,
+			      uint32_t delay_us, uint32_t dup_psn)
+{
+	srd_put_be32(b + OFF_ACK_PSN, w->largest);
+	srd_put_be32(b + OFF_ACK_DELAY, delay_us);
+	srd_rcv_sack(w, b + OFF_SACK);
+	srd_put_be32(b + OFF_DUP_PSN, flags & SRD_WF_ACK_DUP ? dup_psn : 0);
+	return put_first(b, SRD_WOP_ACK, flags, SRD_HDR_ACK_BYTES, src_tag,
+			 dst_tag);
+}
+
 uint32_t srd_wire_put_ack_block(uint8_t *b, uint32_t hdr_len,
 				const struct srd_pkt *p)
 {

@@ -717,6 +717,48 @@ static void test_path_select_agrees(void)
 	      probes, rests);
 }
 
+/*
+ * The receiver encodes its ACKs from its window (srd_wire_put_ack_win());
+ * they must be byte for byte what srd_wire_put_ack() writes of the same
+ * fields in a struct srd_pkt, which the wire vectors check.
+ */
+static void test_wire_ack_encoder_agrees(void)
+{
+	uint8_t a[SRD_HDR_MAX_BYTES], b[SRD_HDR_MAX_BYTES];
+	struct srd_rcv_window w;
+	uint32_t rnd = 4242, i, na, nb, dup;
+	struct srd_pkt p;
+	uint8_t flags;
+	bool same;
+
+	memset(&w, 0, sizeof(w));
+	srd_rcv_record(&w, 0xfffffff0u);
+	for (i = 0; i < 400; i++) {
+		srd_rcv_record(&w, w.largest + 1 + below(&rnd, 3));
+		srd_rcv_record(&w, w.largest - below(&rnd, 130));
+		flags = (below(&rnd, 2) ? SRD_WF_ACK_DUP : 0) |
+			(below(&rnd, 2) ? SRD_WF_ACK_DRAIN : 0);
+		dup = below(&rnd, 2) ? w.largest - 7 : 0;
+		memset(a, 0xee, sizeof(a));
+		memset(b, 0xee, sizeof(b));
+		na = srd_wire_put_ack_win(a, 0xaabbccdd, 0x11223344, flags, &w,
+					  i * 1000003u, dup);
+		memset(&p, 0, sizeof(p));
+		p.src_epoch = 0xaabbccdd;
+		p.dst_epoch = 0x11223344;
+		p.flags = flags;
+		p.ack_psn = w.largest;
+		p.ack_delay_us = i * 1000003u;
+		srd_rcv_sack(&w, p.sack);
+		p.dup_psn = dup;
+		nb = srd_wire_put_ack(b, &p);
+		same = na == nb && !memcmp(a, b, sizeof(a));
+		CHECK(same, "ack %u, flags %#x: %u/%u bytes", i, flags, na, nb);
+		if (!same)
+			return;	/* one report, not hundreds */
+	}
+}
+
 static void test_sack_bitmap(void)
 {
 	struct srd_rcv_window w;
@@ -3275,6 +3317,7 @@ static const struct test tests[] = {
 	{ "wire_roundtrip_and_rejects", test_wire_roundtrip_and_rejects },
 	{ "wire_msg_encoder_agrees", test_wire_msg_encoder_agrees },
 	{ "rcv_record_fast_path_agrees", test_rcv_record_fast_path_agrees },
+	{ "wire_ack_encoder_agrees", test_wire_ack_encoder_agrees },
 	{ "path_select_agrees", test_path_select_agrees },
 	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
