@@ -403,7 +403,7 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	case SRD_RXS_ASSEMBLING:
 		if (p->attempt != s->attempt)
 			return SRD_RXD_DROP;
-		return place(peer, s, p, now_us, reason);
+		goto assembling;
 	case SRD_RXS_COMPLETE:
 		return SRD_RXD_DUPLICATE;
 	case SRD_RXS_RNR:
@@ -421,6 +421,8 @@ enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 	v = claim(peer, s, p, now_us, reason);
 	if (v != SRD_RXD_PLACED || s->state != SRD_RXS_ASSEMBLING)
 		return v;
+	/* One call of place(): it is inlined, every DATA packet comes here. */
+assembling:
 	return place(peer, s, p, now_us, reason);
 }
 
