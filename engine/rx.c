@@ -348,11 +348,11 @@ void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
 	case SRD_WOP_DATA:
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_RESP:
-		rx_on_data(peer, &p, now_us);
-		break;
 	case SRD_WOP_READ_REQ:
+		/* One call of rx_on_data(): it is inlined. */
 		rx_on_data(peer, &p, now_us);
-		srd_tx_pump(peer, now_us);	/* the response, if queued */
+		if (p.opcode == SRD_WOP_READ_REQ)
+			srd_tx_pump(peer, now_us);	/* the response, if queued */
 		break;
 	case SRD_WOP_ACK:
 		srd_tx_on_ack(peer, &p, now_us);
