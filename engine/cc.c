@@ -242,8 +242,8 @@ void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us)
  * what this peer had in flight was acknowledged), so all the receiver's
  * senders hold back together until its drain is over.  True: one began.
  */
-bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
-		      bool asked, uint64_t now_us)
+bool srd_cc_drain_ack_any(struct srd_cc *cc, const struct srd_config *cfg,
+			  bool asked, uint64_t now_us)
 {
 	if (cc->drain_start_us) {
 		if (!asked && cc->drain_sampled) {
@@ -263,23 +263,12 @@ bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	return true;
 }
 
-/*
- * An RTT sample (already taken, srd_rtt_sample(): the minimum comes down
- * to it if it is less) of a packet sent at @sent_us.
- */
-void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us)
-{
-	if (cc->drain_start_us && sent_us >= cc->drain_start_us)
-		cc->drain_sampled = true;
-}
-
-void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
-		    const struct srd_rtt *rtt, uint64_t now_us)
+/* srd_cc_on_send() with pacing on and an RTT to pace by. */
+void srd_cc_pace(struct srd_cc *cc, const struct srd_config *cfg,
+		 const struct srd_rtt *rtt, uint64_t now_us)
 {
 	uint64_t gap_ns, credit_ns, now_ns = now_us * 1000;
 
-	if (!cfg->pacing_gain_pct || !rtt->srtt_us)
-		return;
 	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / srd_cc_cwnd(cc) *
 		 100 / cfg->pacing_gain_pct;
 	/*

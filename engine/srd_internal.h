@@ -239,9 +239,35 @@ void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
 		   bool first, uint64_t now_us);
 bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us);
 void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us);
-bool srd_cc_drain_ack(struct srd_cc *cc, const struct srd_config *cfg,
-		      bool asked, uint64_t now_us);
-void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us);
+bool srd_cc_drain_ack_any(struct srd_cc *cc, const struct srd_config *cfg,
+			  bool asked, uint64_t now_us);
+
+/*
+ * An ACK that asks for a drain (@asked) or not (cc.c).  Inline: every ACK
+ * comes here, and nearly every one neither asks nor finds a drain under
+ * way, which changes nothing.  srd_cc_drain_ack_any() takes every case
+ * (the unit tests check that both agree).
+ */
+static inline bool srd_cc_drain_ack(struct srd_cc *cc,
+				    const struct srd_config *cfg, bool asked,
+				    uint64_t now_us)
+{
+	if (!asked && !cc->drain_start_us)
+		return false;
+	return srd_cc_drain_ack_any(cc, cfg, asked, now_us);
+}
+
+/*
+ * An RTT sample (already taken, srd_rtt_sample(): the minimum comes down
+ * to it if it is less) of a packet sent at @sent_us.  Inline: every ACK
+ * with a sample comes here.
+ */
+static inline void srd_cc_drain_sample(struct srd_cc *cc, uint64_t sent_us)
+{
+	if (cc->drain_start_us && sent_us >= cc->drain_start_us)
+		cc->drain_sampled = true;
+}
+
 /* The window in force, in 1/256 packets: cwnd, or a drain's (cc.c). */
 static inline uint32_t srd_cc_cwnd(const struct srd_cc *cc)
 {
@@ -265,8 +291,20 @@ static inline bool srd_cc_pacing_allows(const struct srd_cc *cc,
 {
 	return cc->pace_next_ns <= now_us * 1000;
 }
-void srd_cc_on_send(struct srd_cc *cc, const struct srd_config *cfg,
-		    const struct srd_rtt *rtt, uint64_t now_us);
+void srd_cc_pace(struct srd_cc *cc, const struct srd_config *cfg,
+		 const struct srd_rtt *rtt, uint64_t now_us);
+
+/*
+ * A DATA packet leaves: pacing, with pacing on and an RTT to pace by
+ * (srd_cc_pace()).  Inline: every DATA packet comes here.
+ */
+static inline void srd_cc_on_send(struct srd_cc *cc,
+				  const struct srd_config *cfg,
+				  const struct srd_rtt *rtt, uint64_t now_us)
+{
+	if (cfg->pacing_gain_pct && rtt->srtt_us)
+		srd_cc_pace(cc, cfg, rtt, now_us);
+}
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc);
 
 /* --- paths (path.c) -------------------------------------------------- */

@@ -759,6 +759,44 @@ static void test_wire_ack_encoder_agrees(void)
 	}
 }
 
+/*
+ * srd_cc_drain_ack()'s inline case (no drain asked, none under way)
+ * against srd_cc_drain_ack_any(), which takes every case: the same
+ * answer and the same state, from random states and ACKs.
+ */
+static void test_cc_drain_fast_path_agrees(void)
+{
+	struct srd_cc a, b;
+	struct srd_config c;
+	uint32_t rnd = 99, i, fast = 0;
+	uint64_t now_us;
+	bool asked, ra, rb, same;
+
+	srd_config_default(&c);
+	for (i = 0; i < 5000; i++) {
+		memset(&a, 0, sizeof(a));
+		now_us = 1000000 + below(&rnd, 1000000);
+		a.cwnd = 64 * SRD_CWND_ONE;
+		a.drain_start_us = below(&rnd, 2) ? now_us - below(&rnd, 9000) :
+						   0;
+		a.drain_last_us = below(&rnd, 2) ? now_us - below(&rnd, 20000) :
+						   0;
+		a.drain_cwnd = a.drain_start_us ? c.cwnd_min_256ths : 0;
+		a.drain_sampled = below(&rnd, 2);
+		asked = below(&rnd, 2);
+		c.cc_target_us = below(&rnd, 4) ? 0 : 50;
+		b = a;
+		fast += !asked && !a.drain_start_us;
+		ra = srd_cc_drain_ack(&a, &c, asked, now_us);
+		rb = srd_cc_drain_ack_any(&b, &c, asked, now_us);
+		same = ra == rb && !memcmp(&a, &b, sizeof(a));
+		CHECK(same, "round %u: %d/%d", i, ra, rb);
+		if (!same)
+			return;	/* one report, not thousands */
+	}
+	CHECK(fast > 500 && fast < 4500, "the inline case %u times", fast);
+}
+
 static void test_sack_bitmap(void)
 {
 	struct srd_rcv_window w;
@@ -3326,6 +3364,7 @@ static const struct test tests[] = {
 	{ "cc_fixed_target", test_cc_fixed_target },
 	{ "cc_flow_scaling", test_cc_flow_scaling },
 	{ "cc_drain", test_cc_drain },
+	{ "cc_drain_fast_path_agrees", test_cc_drain_fast_path_agrees },
 	{ "path_avoid_and_probe_back", test_path_avoid_and_probe_back },
 	{ "segmentation_reassembly_out_of_order", test_segmentation_reassembly_out_of_order },
 	{ "duplicates_suppressed", test_duplicates_suppressed },
