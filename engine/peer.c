@@ -455,21 +455,6 @@ void srd_peer_on_timer(struct srd_peer *peer)
 	srd_peer_update_deadline(peer);
 }
 
-void srd_peer_update_deadline(struct srd_peer *peer)
-{
-	uint64_t d = srd_tx_deadline(peer);
-
-	if (peer->ack_pending)
-		d = srd_min_u64(d, peer->ack_due_us);
-	if (peer->state == SRD_PEER_PROBING)
-		d = srd_min_u64(d, peer->hello_due_us);
-	d = srd_min_u64(d, peer->rx_stall_check_us);
-	if (d == peer->deadline_us)
-		return;
-	peer->deadline_us = d;
-	peer->eng->ops->timer_set(peer->eng->os, peer->os, d);
-}
-
 int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
 			struct srd_path_stats *out)
 {

@@ -637,7 +637,6 @@ void srd_tag_init(struct srd_engine *eng);
 void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
 void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
-void srd_peer_update_deadline(struct srd_peer *peer);
 /*
  * A control packet (@m NULL), or a segment of @m at @off.  Inline: every
  * packet sent comes here, and its callers know whether @m is NULL.
@@ -775,6 +774,25 @@ static inline uint64_t srd_tx_deadline(const struct srd_peer *peer)
 	    !srd_tx_has_work(peer))
 		return peer->loss_deadline_us;
 	return srd_tx_deadline_busy(peer);
+}
+
+/*
+ * The peer's next deadline, to the OS if it moved.  Inline: every call
+ * into the engine ends here, every packet received among them.
+ */
+static inline void srd_peer_update_deadline(struct srd_peer *peer)
+{
+	uint64_t d = srd_tx_deadline(peer);
+
+	if (peer->ack_pending)
+		d = srd_min_u64(d, peer->ack_due_us);
+	if (peer->state == SRD_PEER_PROBING)
+		d = srd_min_u64(d, peer->hello_due_us);
+	d = srd_min_u64(d, peer->rx_stall_check_us);
+	if (d == peer->deadline_us)
+		return;
+	peer->deadline_us = d;
+	peer->eng->ops->timer_set(peer->eng->os, peer->os, d);
 }
 
 
