@@ -49,47 +49,10 @@ static bool usable(struct srd_path *p, uint64_t now_us, bool *probe)
 	       (p->state == SRD_PATH_PROBING && !p->probe_in_flight);
 }
 
-/*
- * A path skipped as slow gets no new RTT samples, so one bad sample would
- * keep it out for good and spraying would shrink to a few paths.  After
- * this many skipped turns it carries a packet anyway and is measured
- * again.
- */
-#define SRD_SLOW_SKIPS_MAX	16
-
-/*
- * The smoothed RTT above which a path is slow, times 100 (the path's is
- * compared times 100): none (the largest value) while the peer has none
- * or the test is off.  Against the peer's smoothed RTT, not its minimum:
- * on a busy host every path's RTT is far above the best sample ever
- * seen, and a minimum-based test would call them all slow.
- */
-static uint64_t slow_above(const struct srd_peer *peer)
-{
-	uint32_t pct = peer->eng->cfg.path_slow_pct;
-
-	return pct && peer->rtt.srtt_us ? (uint64_t)peer->rtt.srtt_us * pct :
-	       ~(uint64_t)0;
-}
-
-static uint32_t take(struct srd_peer *peer, struct srd_path *p, uint32_t idx,
-		     bool probe, bool *is_probe)
-{
-	p->slow_skips = 0;
-	peer->path_rr = idx + 1;
-	*is_probe = probe;
-	return idx;
-}
-
-/*
- * The selection's every pass, pass 0 resumed at its @i-th path, @idx
- * (srd_path_select() took the paths before it); the passes after it
- * start again at @start.
- */
-static uint32_t select_rest(struct srd_peer *peer, uint64_t now_us,
-			    uint32_t exclude, uint64_t slow_x100,
-			    uint32_t start, uint32_t i, uint32_t idx,
-			    bool *is_probe)
+uint32_t srd_path_select_rest(struct srd_peer *peer, uint64_t now_us,
+			      uint32_t exclude, uint64_t slow_x100,
+			      uint32_t start, uint32_t i, uint32_t idx,
+			      bool *is_probe)
 {
 	uint32_t n = peer->eng->cfg.n_paths, pass, best = 0;
 	uint64_t best_until = SRD_NO_DEADLINE;
@@ -104,13 +67,12 @@ static uint32_t select_rest(struct srd_peer *peer, uint64_t now_us,
 				continue;
 			if (pass == 0 && probe && !may_probe)
 				continue;
-			if (pass == 0 && !probe && p->srtt_us &&
-			    (uint64_t)p->srtt_us * 100 > slow_x100 &&
-			    p->slow_skips++ < SRD_SLOW_SKIPS_MAX)
+			if (pass == 0 && !probe &&
+			    srd_path_skip_slow(p, slow_x100))
 				continue;
 			if (pass == 1 && probe)
 				continue;
-			return take(peer, p, idx, probe, is_probe);
+			return srd_path_take(peer, idx, probe, is_probe);
 		}
 		i = 0;
 		idx = start;
@@ -127,42 +89,6 @@ static uint32_t select_rest(struct srd_peer *peer, uint64_t now_us,
 	}
 	*is_probe = peer->paths[best].state != SRD_PATH_ACTIVE;
 	return best;
-}
-
-/*
- * Every packet comes here.  Pass 0 over ACTIVE paths, the common case,
- * is done here with as little as it needs: such a path is usable and
- * not a probe, so only the slow test applies.  At the first path that
- * is not ACTIVE select_rest() takes over where this left off.  The
- * cursor is at most n (peer.c draws it below n; a selection sets it to
- * the next index), so no division is needed to start from it.  The
- * unit tests check this against the three passes written as one loop.
- */
-uint32_t srd_path_select(struct srd_peer *peer, uint64_t now_us,
-			 uint32_t exclude, bool *is_probe)
-{
-	uint32_t n = peer->eng->cfg.n_paths, i, idx, start;
-	uint64_t slow_x100 = slow_above(peer);
-	struct srd_path *p;
-
-	/* One path: it is taken even if excluded. */
-	if (n == 1)
-		exclude = SRD_PATH_NONE;
-	start = peer->path_rr < n ? peer->path_rr : 0;
-	for (i = 0, idx = start; i < n;
-	     i++, idx = idx + 1 < n ? idx + 1 : 0) {
-		p = &peer->paths[idx];
-		if (idx == exclude)
-			continue;
-		if (p->state != SRD_PATH_ACTIVE)
-			break;
-		if (p->srtt_us && (uint64_t)p->srtt_us * 100 > slow_x100 &&
-		    p->slow_skips++ < SRD_SLOW_SKIPS_MAX)
-			continue;
-		return take(peer, p, idx, false, is_probe);
-	}
-	return select_rest(peer, now_us, exclude, slow_x100, start, i, idx,
-			   is_probe);
 }
 
 /*
