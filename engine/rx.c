@@ -95,10 +95,18 @@ void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us)
 /*
  * How many copies of a tail ACK: two, on two paths, but only while the
  * sender has lately resent data we had (its ACK was lost or late, in
- * the last SRD_ACK_LOSS_MEMORY_US): a clean network, or small messages
- * that are all tails, pay nothing for it.
+ * the last SRD_ACK_LOSS_MEMORY_US), and such data was at least one in
+ * SRD_ACK_LOSS_SHARE of the last SRD_ACK_LOSS_WINDOW DATA packets or so
+ * (both counts halved as the window fills): a clean network, or small
+ * messages that are all tails, pay nothing for it, and neither does a
+ * late ACK now and then (a receiver host that did not run for a while:
+ * one or two in a thousand packets between TCG guests, each of which
+ * doubled every tail ACK for a second), where a dead path the ACKs take
+ * loses a share of them.
  */
 #define SRD_ACK_LOSS_MEMORY_US	1000000
+#define SRD_ACK_LOSS_WINDOW	256
+#define SRD_ACK_LOSS_SHARE	100
 
 static uint32_t tail_ack_copies(const struct srd_peer *peer, uint64_t now_us)
 {
@@ -246,14 +254,21 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	/*
 	 * Data we had, under a new PSN: its sender retransmitted needlessly,
 	 * its ACK lost or late.  Not lost if we held it for an answer lately:
-	 * the sender's probe then came of the wait, not of a dead path.
+	 * the sender's probe then came of the wait, not of a dead path; nor
+	 * if such data is a small share of what came (tail_ack_copies()).
 	 */
+	if (++peer->ack_ev_pkts >= SRD_ACK_LOSS_WINDOW) {
+		peer->ack_ev_pkts /= 2;
+		peer->ack_ev_dups /= 2;
+	}
 	if (v == SRD_RXD_DUPLICATE && r != SRD_RCV_DUPLICATE) {
 		peer->ack_dup = true;
 		peer->ack_dup_psn = p->psn;
 		if (!peer->ack_for_reply &&
 		    now_us - peer->ack_held_us > cfg->ack_reply_wait_us +
-		    2ull * peer->rtt.srtt_us) {
+		    2ull * peer->rtt.srtt_us &&
+		    ++peer->ack_ev_dups * SRD_ACK_LOSS_SHARE >=
+		    peer->ack_ev_pkts) {
 			peer->ack_loss_seen = true;
 			peer->ack_loss_us = now_us;
 		}

@@ -595,6 +595,8 @@ struct srd_peer {
 	uint32_t ack_dup_psn;
 	bool ack_loss_seen;		/* data we had came again, at: */
 	uint64_t ack_loss_us;
+	/* Of about the last 256 DATA packets, the needless resends (rx.c). */
+	uint16_t ack_ev_pkts, ack_ev_dups;
 	uint64_t ack_due_us;
 	struct srd_rx_slot *rx_slots;	/* msg_window, by msg_id */
 	bool rx_base_valid;
