@@ -592,7 +592,8 @@ def table(dirname, recs, params, machine):
       "messages in 1400 B packets; packets (DATA and ACK, both directions) per "
       "CPU second of that one thread.  `copy=0`: the engine's own cost; "
       "`copy=1`: with the payload copies an OS makes (into the packet, out "
-      "to the buffer)." % "65536")
+      "to the buffer).  Packet buffers are recycled last-freed-first, as "
+      "the kernel's slab recycles skbs." % "65536")
     w("")
     if eng:
         # The best of each kind's runs (bench.sh repeats the sends).
