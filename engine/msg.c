@@ -319,6 +319,9 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      uint8_t *reason)
 {
 	const struct srd_ops *ops = peer->eng->ops;
+	const struct srd_rx_payload pl = {
+		.pkt = p->os_pkt, .off = p->hdr_len * 4u, .len = p->payload_len,
+	};
 	struct srd_tx_msg *m = NULL;
 	uint32_t seg;
 
@@ -343,12 +346,10 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      reason);
 		if (p->payload_len)
 			ops->read_data(peer->eng->os, m->out,
-				       m->op_off + p->offset, p->payload,
-				       p->payload_len);
+				       m->op_off + p->offset, &pl);
 		srd_tx_resp_progress(peer, m);
 	} else if (p->payload_len &&
-		   ops->rx_data(peer->eng->os, s->in, p->offset,
-				p->payload, p->payload_len)) {
+		   ops->rx_data(peer->eng->os, s->in, p->offset, &pl)) {
 		/* An RDMA target or a receive's MR deregistered meanwhile. */
 		peer->ctr.rdma_access_naks++;
 		return reject(peer, s, true, SRD_NAK_REMOTE_ACCESS, reason);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd engine: the receive path.  srd_peer_on_packet() parses and
+ * softsrd engine: the receive path.  srd_peer_on_packet_head() parses and
  * validates a datagram, applies the tag rules, and hands it to the one
  * function for its type: DATA here (placement through msg.c, then ACK or
  * NAK), ACK and NAK to the sender (tx.c), HELLO to the tag handshake.
@@ -325,17 +325,21 @@ static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
 	srd_peer_send_hello(peer, p->src_epoch);
 }
 
-void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *buf, size_t len)
+void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
+			     size_t head_len, size_t len, const void *pkt)
 {
 	uint64_t now_us = srd_now(peer);
 	struct srd_pkt p;
 
 	peer->ctr.rx_pkts++;
 	peer->ctr.rx_bytes += len;
-	if (srd_wire_parse(buf, len, &p) != SRD_PARSE_OK) {
+	/* The parser reads no further (srd_wire_parse()). */
+	if (head_len < srd_min_u64(len, SRD_HDR_MAX_BYTES) ||
+	    srd_wire_parse(head, len, &p) != SRD_PARSE_OK) {
 		peer->ctr.rx_drop_bad_hdr++;
 		goto out;
 	}
+	p.os_pkt = pkt;
 	if (p.dst_epoch != peer->local_tag) {
 		answer_untagged(peer, &p, now_us);
 		goto out;

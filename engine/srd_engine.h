@@ -444,6 +444,17 @@ struct srd_event {
  * deregistered mid-response): fail the message, do not retry. */
 #define SRD_TX_ABORT			1
 
+/*
+ * A received packet's payload, for rx_data and read_data to copy: @len
+ * bytes at @off of the packet the OS handed to srd_peer_on_packet_head()
+ * as @pkt.  The engine never reads them itself.
+ */
+struct srd_rx_payload {
+	const void *pkt;
+	uint32_t off;
+	uint32_t len;
+};
+
 struct srd_ops {
 	uint64_t (*now_us)(void *os);
 	uint32_t (*random_u32)(void *os);
@@ -470,14 +481,14 @@ struct srd_ops {
 	/* 0, or negative: the target is gone (an MR deregistered mid-message);
 	 * the message is then aborted and NAKed REMOTE_ACCESS. */
 	int (*rx_data)(void *os, struct srd_inbound *in, uint32_t offset,
-		       const uint8_t *data, uint32_t len);
+		       const struct srd_rx_payload *pl);
 	void (*rx_done)(void *os, struct srd_inbound *in);	/* all placed */
 	void (*rx_abort)(void *os, struct srd_inbound *in);	/* never will be */
 	void (*send_done)(void *os, struct srd_outbound *out,
 			  enum srd_comp_status st);
 	/* Requester: response bytes of the READ @out. */
 	void (*read_data)(void *os, struct srd_outbound *out, uint32_t offset,
-			  const uint8_t *data, uint32_t len);
+			  const struct srd_rx_payload *pl);
 	/* Responder: the READ_RESP read from @in is over. */
 	void (*resp_done)(void *os, struct srd_inbound *in,
 			  enum srd_comp_status st);
@@ -543,8 +554,10 @@ enum srd_stray_verdict {
 };
 
 /*
- * A datagram from the remote at @addr, for which the OS has no peer.
- * Serialised like peer creation.  @reply has room for SRD_HDR_MAX_BYTES.
+ * A datagram of @len bytes from the remote at @addr, for which the OS has
+ * no peer; @buf holds at least its first min(@len, SRD_HDR_MAX_BYTES),
+ * all the engine reads.  Serialised like peer creation.  @reply has room
+ * for SRD_HDR_MAX_BYTES.
  */
 enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 					   const void *addr, size_t addr_len,
@@ -572,7 +585,22 @@ struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
 void srd_peer_destroy(struct srd_peer *peer);
 
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req);
-void srd_peer_on_packet(struct srd_peer *peer, const uint8_t *pkt, size_t len);
+/*
+ * A packet of @len bytes arrived from @peer, of which the engine reads only
+ * the header, at @head: @head_len bytes there, at least
+ * min(@len, SRD_HDR_MAX_BYTES) (fewer: the packet is dropped as malformed).
+ * The payload stays where the OS has it, in @pkt, for rx_data and
+ * read_data to copy from: no OS need make a packet contiguous.
+ */
+void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
+			     size_t head_len, size_t len, const void *pkt);
+
+/* A contiguous packet: @pkt, its @len bytes, is also what rx_data gets. */
+static inline void srd_peer_on_packet(struct srd_peer *peer,
+				      const uint8_t *pkt, size_t len)
+{
+	srd_peer_on_packet_head(peer, pkt, len, len, pkt);
+}
 void srd_peer_on_timer(struct srd_peer *peer);
 /* A local QP is going away: its sends complete FLUSHED, its receives in
  * progress are aborted and later packets for them NAKed REMOTE_ABORT. */

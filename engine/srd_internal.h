@@ -65,14 +65,15 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 struct srd_pkt {
 	uint8_t opcode, flags, hdr_len;	/* hdr_len in 4-byte words */
 	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */
+	/* Received: the OS's packet, where rx_data finds the payload. */
+	const void *os_pkt;
 	/* DATA */
 	uint32_t psn, msg_id, msg_base;
 	uint32_t dst_qpn, src_qpn, qkey, imm_data;
 	uint32_t msg_len, offset;
 	uint16_t seg_bytes;
 	uint8_t attempt, path;
-	const uint8_t *payload;
-	uint32_t payload_len;
+	uint32_t payload_len;		/* the bytes after hdr_len words */
 	/* WRITE, READ_REQ */
 	struct srd_rdma_info rdma;
 	/* READ_RESP */
@@ -88,6 +89,10 @@ struct srd_pkt {
 	uint8_t nak_reason;
 };
 
+/*
+ * Reads no byte of @buf past min(@len, SRD_HDR_MAX_BYTES): the OS may
+ * hand over just that much of a longer packet (srd_peer_on_packet_head()).
+ */
 int srd_wire_parse(const uint8_t *buf, size_t len, struct srd_pkt *p);
 /* Each writes a header into buf (SRD_HDR_MAX_BYTES) and returns its length. */
 uint32_t srd_wire_put_data(uint8_t *buf, const struct srd_pkt *p);

@@ -398,8 +398,10 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
 /*
  * Parse and validate everything that can be checked without state.  On
  * success every field the opcode defines is filled in, every other one
- * is zero, and the payload (DATA only) is the bytes after hdr_len.  On
- * failure only the opcode is set (0 if the header did not get so far).
+ * is zero, and the payload (DATA only) is the payload_len bytes after
+ * hdr_len words.  On failure only the opcode is set (0 if the header did
+ * not get so far).  Every field read lies within the opcode's header and
+ * its ACK block, so within SRD_HDR_MAX_BYTES.
  */
 int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 {
@@ -463,7 +465,6 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->seg_bytes = srd_get_be16(b + OFF_SEG_BYTES);
 		p->attempt = b[OFF_ATTEMPT];
 		p->path = b[OFF_PATH];
-		p->payload = b + hdr;
 		p->payload_len = (uint32_t)(len - hdr);
 		if (p->dst_epoch == 0 || (p->dst_qpn | p->src_qpn) >> 24 ||
 		    p->seg_bytes < SRD_MIN_SEG_BYTES ||
@@ -493,8 +494,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		return parse_rdma(b, p);
 	case SRD_WOP_ACK:
 		/* In two: each is short enough to be a few stores, not a loop. */
-		PKT_ZERO(p, psn, payload);
-		PKT_ZERO(p, payload, has_ack);
+		PKT_ZERO(p, psn, payload_len);
+		PKT_ZERO(p, payload_len, has_ack);
 		p->nak_reason = 0;
 		p->has_ack = true;
 		p->ack_flags = p->flags;

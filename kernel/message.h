@@ -124,6 +124,6 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 					const struct srd_rx_msg_info *info,
 					struct srd_inbound **inp);
 int srd_responder_write(struct srd_rdma_target *t, u32 offset,
-			const u8 *data, u32 len);
+			const struct sk_buff *skb, int skb_off, u32 len);
 
 #endif

@@ -142,19 +142,19 @@ out_put:
 	return verdict;
 }
 
-int srd_receiver_data(struct srd_inbound *in, u32 offset, const u8 *data,
-		      u32 len)
+int srd_receiver_data(struct srd_inbound *in, u32 offset,
+		      const struct sk_buff *skb, int skb_off, u32 len)
 {
 	struct srd_recv_msg *msg;
 
 	if (in->kind != SRD_MSG_SEND)
-		return srd_responder_write(srd_inbound_rdma(in), offset, data,
-					   len);
+		return srd_responder_write(srd_inbound_rdma(in), offset, skb,
+					   skb_off, len);
 	msg = srd_inbound_recv(in);
 	if (offset > msg->len || len > msg->len - offset)
 		return 0;
-	return srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len,
-			     true);
+	return srd_segs_write_skb(msg->seg, msg->nseg, offset, skb, skb_off,
+				  len);
 }
 
 static void srd_recv_msg_free(struct srd_recv_msg *msg)

@@ -281,12 +281,15 @@ void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st)
 	srd_qp_put(qp);
 }
 
-/* Requester: response bytes of a READ, into the local buffers. */
+/*
+ * Requester: response bytes of a READ, @len of them in @skb at @skb_off,
+ * into the local buffers at @offset.
+ */
 void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
-			     const u8 *data, u32 len)
+			     const struct sk_buff *skb, int skb_off, u32 len)
 {
 	if (offset > msg->len || len > msg->len - offset)
 		return;
-	if (srd_segs_copy(msg->seg, msg->nseg, offset, (u8 *)data, len, true))
+	if (srd_segs_write_skb(msg->seg, msg->nseg, offset, skb, skb_off, len))
 		WRITE_ONCE(msg->mr_gone, true);
 }

@@ -136,9 +136,12 @@ out_put:
 	return verdict;
 }
 
-/* WRITE: @len bytes at @offset of the message.  0, or -EACCES. */
+/*
+ * WRITE: @len bytes at @offset of the message, from @skb at @skb_off.
+ * 0, or -EACCES.
+ */
 int srd_responder_write(struct srd_rdma_target *t, u32 offset,
-			const u8 *data, u32 len)
+			const struct sk_buff *skb, int skb_off, u32 len)
 {
 	struct srd_mr *mr;
 	int err;
@@ -148,7 +151,7 @@ int srd_responder_write(struct srd_rdma_target *t, u32 offset,
 	mr = srd_rdma_target_mr(t);
 	if (!mr)
 		return -EACCES;
-	err = srd_mr_write(mr, t->addr + offset, data, len);
+	err = srd_mr_write_skb(mr, t->addr + offset, skb, skb_off, len);
 	srd_mr_put(mr);
 	return err;
 }

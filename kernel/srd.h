@@ -556,7 +556,7 @@ int srd_requester_gather(struct srd_outbound *msg, u32 offset, u8 *dst,
 			 u32 len);
 void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st);
 void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
-			     const u8 *data, u32 len);
+			     const struct sk_buff *skb, int skb_off, u32 len);
 u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
 
 /* responder.c: incoming RDMA WRITE and READ */
@@ -570,8 +570,8 @@ enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
 				       const union ib_gid *remote,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_inbound **inp);
-int srd_receiver_data(struct srd_inbound *in, u32 offset, const u8 *data,
-		      u32 len);
+int srd_receiver_data(struct srd_inbound *in, u32 offset,
+		      const struct sk_buff *skb, int skb_off, u32 len);
 void srd_receiver_done(struct srd_inbound *in);
 void srd_receiver_abort(struct srd_inbound *in);
 

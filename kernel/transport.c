@@ -231,10 +231,23 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, in);
 }
 
+/*
+ * A received packet as srd_transport_recv() hands it to the engine, and
+ * the engine back to rx_data and read_data: the payload is copied from
+ * the skb's fragments where they are, never made contiguous first.
+ */
+struct srd_rx_skb {
+	const struct sk_buff *skb;
+	int hdr_offset;			/* of the SRD header */
+};
+
 static int srd_os_rx_data(void *os, struct srd_inbound *in, u32 offset,
-			  const u8 *data, u32 len)
+			  const struct srd_rx_payload *pl)
 {
-	return srd_receiver_data(in, offset, data, len);
+	const struct srd_rx_skb *rs = pl->pkt;
+
+	return srd_receiver_data(in, offset, rs->skb, rs->hdr_offset + pl->off,
+				 pl->len);
 }
 
 static void srd_os_rx_done(void *os, struct srd_inbound *in)
@@ -254,9 +267,12 @@ static void srd_os_send_done(void *os, struct srd_outbound *out,
 }
 
 static void srd_os_read_data(void *os, struct srd_outbound *out, u32 offset,
-			     const u8 *data, u32 len)
+			     const struct srd_rx_payload *pl)
 {
-	srd_requester_read_data(out, offset, data, len);
+	const struct srd_rx_skb *rs = pl->pkt;
+
+	srd_requester_read_data(out, offset, rs->skb, rs->hdr_offset + pl->off,
+				pl->len);
 }
 
 static void srd_os_resp_done(void *os, struct srd_inbound *in,
@@ -521,6 +537,9 @@ static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
  * our @dgid, its SRD header at @hdr_offset.  Softirq context; the caller
  * frees the skb.  A remote with no peer gets one only once it has shown
  * that it receives at its address: the engine decides, keeping nothing.
+ * The engine reads the header alone, which is pulled into the linear
+ * part; a payload in page fragments (a virtio-net or GRO packet larger
+ * than a page) stays there, and is copied once, to its MR.
  */
 void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 			int hdr_offset, const union ib_gid *sgid,
@@ -529,19 +548,21 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 	struct srd_transport *tp = sdev->transport;
 	enum srd_stray_verdict v = SRD_STRAY_DROP;
 	u32 hash = srd_kpeer_hash(dgid, sgid), rlen = 0;
+	struct srd_rx_skb rs = { .skb = skb, .hdr_offset = hdr_offset };
 	u8 reply[SRD_HDR_MAX_BYTES];
 	struct srd_kpeer_addr addr;
 	struct srd_kpeer *kp;
+	size_t len, head_len;
 	const u8 *buf;
-	size_t len;
 
-	/* The engine parses one contiguous buffer. */
-	if (skb_linearize(skb)) {
-		srd_count_one(sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
+	/* All the engine reads: srd_peer_on_packet_head(). */
+	len = skb->len - hdr_offset;
+	if (!pskb_may_pull(skb, hdr_offset + min_t(size_t, len, SRD_HDR_MAX_BYTES))) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_BAD_HDR);
 		return;
 	}
 	buf = skb->data + hdr_offset;
-	len = skb->len - hdr_offset;
+	head_len = skb_headlen(skb) - hdr_offset;
 	rcu_read_lock();
 	kp = srd_kpeer_find(tp, hash, dgid, sgid);
 	if (kp)
@@ -568,7 +589,7 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 found:
 	spin_lock(&kp->lock);
 	if (!kp->dead)
-		srd_peer_on_packet(kp->peer, buf, len);
+		srd_peer_on_packet_head(kp->peer, buf, head_len, len, &rs);
 	srd_kpeer_unlock(kp);
 	rcu_read_unlock();
 }

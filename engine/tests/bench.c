@@ -153,10 +153,10 @@ static void b_place(void *os, uint32_t off, const uint8_t *d, uint32_t len)
 }
 
 static int b_rx_data(void *os, struct srd_inbound *in, uint32_t off,
-		     const uint8_t *d, uint32_t len)
+		     const struct srd_rx_payload *pl)
 {
 	(void)in;
-	b_place(os, off, d, len);
+	b_place(os, off, (const uint8_t *)pl->pkt + pl->off, pl->len);
 	return 0;
 }
 
@@ -185,10 +185,10 @@ static void b_send_done(void *os, struct srd_outbound *out,
 }
 
 static void b_read_data(void *os, struct srd_outbound *out, uint32_t off,
-			const uint8_t *d, uint32_t len)
+			const struct srd_rx_payload *pl)
 {
 	(void)out;
-	b_place(os, off, d, len);
+	b_place(os, off, (const uint8_t *)pl->pkt + pl->off, pl->len);
 }
 
 static void b_resp_done(void *os, struct srd_inbound *in,

@@ -16,6 +16,10 @@
  *   6  the bytes from an address with no peer (srd_engine_on_stray)
  *   7  a datagram as the OS's receive path takes it: the peer's if
  *      srd_wire_is_transport() says so, else the UD header parser's
+ * Datagrams from the peer or from no peer reach the engine as from an OS
+ * that does not make packets contiguous: their first
+ * min(len, SRD_HDR_MAX_BYTES) bytes in a buffer of just that size (ASan
+ * checks that the engine reads no further), the payload through rx_data.
  * The harness checks the engine's promises as it goes: every send
  * completes exactly once, placement stays inside the message, a forged
  * datagram changes nothing (no completion, no receive, no restart, no
@@ -127,8 +131,10 @@ static enum srd_rx_verdict f_rx_begin(void *os, void *peer_os,
 }
 
 static int f_rx_data(void *os, struct srd_inbound *in, uint32_t off,
-		     const uint8_t *d, uint32_t len)
+		     const struct srd_rx_payload *pl)
 {
+	const uint8_t *d = (const uint8_t *)pl->pkt + pl->off;
+	uint32_t len = pl->len;
 	volatile uint8_t sink = 0;
 	uint32_t i;
 
@@ -144,13 +150,12 @@ static int f_rx_data(void *os, struct srd_inbound *in, uint32_t off,
 
 /* The fuzzer posts no READ: no response can be for us. */
 static void f_read_data(void *os, struct srd_outbound *out, uint32_t off,
-			const uint8_t *d, uint32_t len)
+			const struct srd_rx_payload *pl)
 {
 	(void)os;
 	(void)out;
 	(void)off;
-	(void)d;
-	(void)len;
+	(void)pl;
 	abort();
 }
 
@@ -217,17 +222,41 @@ static void forged(struct fz *f, struct srd_peer *peer, const uint8_t *b,
 		abort();
 }
 
+/*
+ * A copy of the first min(@n, SRD_HDR_MAX_BYTES) bytes of @b, in a buffer
+ * of that size: what an OS that does not linearise packets shows the
+ * engine, and all it may read (ASan checks).  Freed by the caller.
+ */
+static uint8_t *head_of(const uint8_t *b, size_t n, size_t *head_len)
+{
+	*head_len = n < SRD_HDR_MAX_BYTES ? n : SRD_HDR_MAX_BYTES;
+	return memcpy(malloc(*head_len ? *head_len : 1), b, *head_len);
+}
+
+/* A datagram from the peer, its payload left in @b (rx_data reads it). */
+static void deliver(struct srd_peer *peer, const uint8_t *b, size_t n)
+{
+	size_t hl;
+	uint8_t *h = head_of(b, n, &hl);
+
+	srd_peer_on_packet_head(peer, h, hl, n, b);
+	free(h);
+}
+
 /* Op 6: from an address with no peer. */
 static void stray(struct fz *f, struct srd_engine *eng, const uint8_t *b,
 		  size_t n)
 {
-	uint8_t reply[SRD_HDR_MAX_BYTES];
+	uint8_t reply[SRD_HDR_MAX_BYTES], *h;
 	uint32_t rlen = 0;
 	long live = f->live;
 	struct srd_pkt p;
 	enum srd_stray_verdict v;
+	size_t hl;
 
-	v = srd_engine_on_stray(eng, "stray", 5, b, n, reply, &rlen);
+	h = head_of(b, n, &hl);
+	v = srd_engine_on_stray(eng, "stray", 5, h, n, reply, &rlen);
+	free(h);
 	if (f->live != live)
 		abort();	/* no state for a remote with no peer */
 	if (v == SRD_STRAY_ACCEPT &&
@@ -271,7 +300,7 @@ static void built_data(struct srd_peer *peer, const uint8_t *b, size_t n)
 	h = srd_wire_put_data(pkt, &p);
 	plen = p.msg_len - p.offset < p.seg_bytes ? p.msg_len - p.offset : p.seg_bytes;
 	memset(pkt + h, 0xab, plen);
-	srd_peer_on_packet(peer, pkt, h + plen);
+	deliver(peer, pkt, h + plen);
 }
 
 /*
@@ -341,7 +370,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += len;
 		switch (op) {
 		case 0:
-			srd_peer_on_packet(peer, b, len);
+			deliver(peer, b, len);
 			break;
 		case 1:
 			built_data(peer, b, len);
@@ -376,7 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 7:
 			if (len >= 4 && srd_wire_is_transport(b))
-				srd_peer_on_packet(peer, b, len);
+				deliver(peer, b, len);
 			else
 				ud_datagram(b, len);
 			break;

@@ -801,8 +801,10 @@ static enum srd_rx_verdict o_rx_begin(void *os, void *peer_os,
 }
 
 static int o_rx_data(void *os, struct srd_inbound *h, uint32_t off,
-		     const uint8_t *d, uint32_t len)
+		     const struct srd_rx_payload *pl)
 {
+	const uint8_t *d = (const uint8_t *)pl->pkt + pl->off;
+	uint32_t len = pl->len;
 	struct sim_node *nd = os;
 	struct sim *s = nd->s;
 
@@ -906,8 +908,10 @@ static void o_rx_abort(void *os, struct srd_inbound *h)
  * (check_regions() makes sure of that at the end).
  */
 static void o_read_data(void *os, struct srd_outbound *out, uint32_t off,
-			const uint8_t *d, uint32_t len)
+			const struct srd_rx_payload *pl)
 {
+	const uint8_t *d = (const uint8_t *)pl->pkt + pl->off;
+	uint32_t len = pl->len;
 	struct sim_node *nd = os;
 	struct sim *s = nd->s;
 	struct msg_rec *m = out->idx < s->nmsgs ? &s->msgs[out->idx] : NULL;
@@ -1335,8 +1339,21 @@ static void deliver(struct sim *s, struct event *e)
 		ev_push(s, *e);
 		return;
 	}
-	if (nd->eng && nd->peers[e->src].peer)
-		srd_peer_on_packet(nd->peers[e->src].peer, e->data, e->len);
+	if (nd->eng && nd->peers[e->src].peer) {
+		/*
+		 * As the kernel hands a packet over: the engine sees the
+		 * header in a buffer of its own, of no more bytes than it
+		 * may read (ASan builds check), and rx_data copies the
+		 * payload from the packet.
+		 */
+		size_t hl = e->len < SRD_HDR_MAX_BYTES ? e->len : SRD_HDR_MAX_BYTES;
+		uint8_t *head = malloc(hl ? hl : 1);
+
+		memcpy(head, e->data, hl);
+		srd_peer_on_packet_head(nd->peers[e->src].peer, head, hl,
+					e->len, e->data);
+		free(head);
+	}
 	free(e->data);
 }
 

@@ -266,10 +266,12 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 }
 
 static int h_rx_data(void *os, struct srd_inbound *in, uint32_t off,
-		     const uint8_t *d, uint32_t len)
+		     const struct srd_rx_payload *pl)
 {
 	struct rxbuf *b = (struct rxbuf *)in;
 	struct rhandle *rh = (struct rhandle *)in;
+	const uint8_t *d = (const uint8_t *)pl->pkt + pl->off;
+	uint32_t len = pl->len;
 
 	(void)os;
 	if (in->rdma) {
@@ -313,9 +315,11 @@ static void h_rx_abort(void *os, struct srd_inbound *in)
 }
 
 static void h_read_data(void *os, struct srd_outbound *out, uint32_t off,
-			const uint8_t *d, uint32_t len)
+			const struct srd_rx_payload *pl)
 {
 	struct rdbuf *r = out->rd;
+	const uint8_t *d = (const uint8_t *)pl->pkt + pl->off;
+	uint32_t len = pl->len;
 
 	(void)os;
 	if (off <= r->len && len <= r->len - off)
@@ -876,7 +880,8 @@ static void test_wire_roundtrip_and_rejects(void)
 	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_HDR_LEN, "hdr too short");
 	b[3] = 14;	/* a longer header: the extra word is skipped */
 	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_FIELD, "extension eats payload");
-	CHECK(srd_wire_parse(b, n + 956, &q) == 0 && q.payload == b + 56, "extension skipped");
+	CHECK(srd_wire_parse(b, n + 956, &q) == 0 && q.hdr_len * 4 == 56 &&
+	      q.payload_len == 952, "extension skipped");
 	b[3] = 13;
 	b[1] = 1;
 	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_OPCODE, "UD opcode is not SRD");
@@ -2050,6 +2055,54 @@ static void test_epoch_mismatch_and_restart(void)
 static void inject(struct pair *pr, int to, const uint8_t *b, uint32_t len)
 {
 	srd_peer_on_packet(pr->n[to]->peer, b, len);
+}
+
+/*
+ * A packet handed over as an OS that keeps payloads in fragments does
+ * (srd_peer_on_packet_head()): the engine reads the header from a buffer
+ * of just SRD_HDR_MAX_BYTES, the payload reaches rx_data from the
+ * packet, and a header shown short of that is dropped, not read past.
+ */
+static void test_packet_head_only(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *b = pr->n[1];
+	uint64_t bad0;
+	int i, split = 0;
+
+	send_one(pr, 0, 100, 1, 7);		/* the handshake */
+	pair_run(pr, pr->now + 100000, false, no_drop, NULL);
+	send_one(pr, 0, 3000, 9, 7);		/* three packets of 1024 */
+	bad0 = ectr(b->eng)->rx_drop_bad_hdr;
+	for (i = 0; i < pr->qlen; i++) {
+		struct qpkt *q = &pr->q[i];
+		uint8_t *head;
+
+		if (q->to != 1 || q->len <= SRD_HDR_MAX_BYTES)
+			continue;
+		head = malloc(SRD_HDR_MAX_BYTES);
+		memcpy(head, q->data, SRD_HDR_MAX_BYTES);
+		if (!split)	/* one byte short: dropped */
+			srd_peer_on_packet_head(b->peer, head, SRD_HDR_MAX_BYTES - 1,
+						q->len, q->data);
+		srd_peer_on_packet_head(b->peer, head, SRD_HDR_MAX_BYTES,
+					q->len, q->data);
+		free(head);
+		split++;
+		q_drop(pr, i--);
+	}
+	CHECK(split == 3, "three DATA packets handed over in part: %d", split);
+	CHECK(ectr(b->eng)->rx_drop_bad_hdr == bad0 + 1,
+	      "a header shown short is dropped: %llu",
+	      (unsigned long long)(ectr(b->eng)->rx_drop_bad_hdr - bad0));
+	pair_run(pr, pr->now + 100000, false, no_drop, NULL);
+	CHECK(b->nrx == 2 && b->rx[1].done == 1 && b->rx[1].imm == 9 &&
+	      b->rx[1].len == 3000 && rx_intact(&b->rx[1]),
+	      "the message placed from the packets' payloads: nrx %d", b->nrx);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2, "both sends completed: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
 }
 
 /* srd_counter_descs names each counter of struct srd_counters once. */
@@ -3451,6 +3504,7 @@ static const struct test tests[] = {
 	{ "rto_blame_and_floor_cap", test_rto_blame_and_floor_cap },
 	{ "first_rto_resends_oldest", test_first_rto_resends_oldest },
 	{ "config_validate", test_config_validate },
+	{ "packet_head_only", test_packet_head_only },
 };
 
 int main(void)
