@@ -3266,26 +3266,31 @@ static void lone_msgs(struct pair *pr, int n, int every)
  * again (its sender had no ACK in time) is more than a share of what
  * came.  A late ACK now and then, as a busy receiver has, is not that.
  */
+/* The ACKs of 20 clean messages sent after lone_msgs(@n, @every). */
+static uint64_t acks_after(struct pair *pr, int n, int every)
+{
+	uint64_t acks;
+
+	lone_msgs(pr, n, every);
+	acks = ectr(pr->n[1]->eng)->acks_sent;
+	lone_msgs(pr, 20, 0);
+	return ectr(pr->n[1]->eng)->acks_sent - acks;
+}
+
 static void test_tail_ack_copies(void)
 {
 	struct srd_config c = small_cfg();
 	struct pair *pr = pair_new(&c);
 	uint64_t acks;
 
-	lone_msgs(pr, 300, 150);	/* two ACKs lost in 300 */
-	acks = ectr(pr->n[1]->eng)->acks_sent;
-	lone_msgs(pr, 20, 0);
-	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 320 &&
-	      ectr(pr->n[1]->eng)->acks_sent - acks == 20,
+	acks = acks_after(pr, 300, 150);	/* two ACKs lost in 300 */
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 320 && acks == 20,
 	      "2 in 300 lost: one ACK a message after (%llu for 20)",
-	      (unsigned long long)(ectr(pr->n[1]->eng)->acks_sent - acks));
-	lone_msgs(pr, 100, 10);		/* one in ten */
-	acks = ectr(pr->n[1]->eng)->acks_sent;
-	lone_msgs(pr, 20, 0);
-	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 440 &&
-	      ectr(pr->n[1]->eng)->acks_sent - acks == 40,
+	      (unsigned long long)acks);
+	acks = acks_after(pr, 100, 10);		/* one in ten */
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 440 && acks == 40,
 	      "1 in 10 lost: two copies after (%llu for 20)",
-	      (unsigned long long)(ectr(pr->n[1]->eng)->acks_sent - acks));
+	      (unsigned long long)acks);
 	pair_free(pr);
 }
 
