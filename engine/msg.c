@@ -319,9 +319,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      uint8_t *reason)
 {
 	const struct srd_ops *ops = peer->eng->ops;
-	const struct srd_rx_payload pl = {
-		.pkt = p->os_pkt, .off = p->hdr_len * 4u, .len = p->payload_len,
-	};
+	struct srd_rx_payload pl;
 	struct srd_tx_msg *m = NULL;
 	uint32_t seg;
 
@@ -333,6 +331,10 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 	seg = p->offset / s->seg_bytes;
 	if (srd_bit_test(s->placed, seg))
 		return SRD_RXD_DUPLICATE;
+	/* Where the OS finds the bytes to place. */
+	pl.pkt = p->os_pkt;
+	pl.off = p->hdr_len * 4u;
+	pl.len = p->payload_len;
 	if (s->is_resp) {
 		/*
 		 * Our READ may have failed or been flushed meanwhile (freed),
