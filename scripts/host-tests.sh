@@ -99,6 +99,13 @@ test_srd_perf_page_documents_every_option() {
 	return $rc
 }
 
+# srd_perf's check of every message it receives finds any byte changed
+# (tools/srd_perf/msg_test.c).
+t test_srd_perf_message_check
+test_srd_perf_message_check() {
+	"$BUILD/tools/srd_perf_msg_test"
+}
+
 # Everything a user reads a name of is in docs/ (or README.md): every
 # counter (the device's and the engine's struct srd_counters), module
 # parameter, and symbol libsrd and softsrd's libefa export.  A name added

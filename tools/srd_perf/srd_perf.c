@@ -77,6 +77,7 @@
 #endif
 /* Devices, GIDs, QPs, AHs: the setup the selftests share; errors are ours to report. */
 #include "srd_setup.h"
+#include "msg.h"
 
 #define PERF_PORT	18600
 #define PERF_VERSION	2
@@ -84,8 +85,6 @@
 #define PERF_MAX_SIZES	32
 #define PERF_MAX_SEQ	(1u << 28)	/* per QP and size: 32 MB of bitmap */
 #define PERF_QKEY	0x11111111u
-#define PERF_HDR	16
-#define PERF_MAGIC	0x50445253u	/* "SRDP" */
 #define PERF_BATCH	32		/* WRs per post */
 #define PERF_LAT_SLOTS	4
 #define PERF_LAT_RECVS	8
@@ -305,77 +304,6 @@ static uint64_t bm_minus(const struct perf_bm *a, const struct perf_bm *b)
 	for (i = 0; i < a->cap / 8; i++)
 		n += __builtin_popcount(a->b[i] & ~(i < b->cap / 8 ? b->b[i] : 0));
 	return n;
-}
-
-/* --- message contents ----------------------------------------------------- */
-
-static uint64_t msg_seed(uint32_t dir, uint32_t qpi, uint32_t seq)
-{
-	uint64_t x = (uint64_t)dir << 56 ^ (uint64_t)qpi << 32 ^ seq;
-
-	/* splitmix64's finaliser: neighbouring messages share no words. */
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* Word k (bytes 8k..8k+7) of a message, as stored. */
-static inline uint64_t msg_word(uint64_t seed, uint64_t k)
-{
-	return htole64(seed ^ (k * 0xd1342543de82ef95ull));
-}
-
-static void msg_header(uint8_t *h, uint32_t dir, uint32_t qpi, uint32_t seq,
-		       uint32_t size)
-{
-	uint32_t w[4] = { htole32(seq), htole32(size), htole32(qpi << 8 | dir),
-			  htole32(PERF_MAGIC) };
-
-	memcpy(h, w, PERF_HDR);
-}
-
-static void msg_fill(uint8_t *m, uint32_t size, uint32_t dir, uint32_t qpi,
-		     uint32_t seq)
-{
-	uint64_t seed = msg_seed(dir, qpi, seq), w;
-	uint8_t h[PERF_HDR];
-	uint32_t off;
-
-	msg_header(h, dir, qpi, seq, size);
-	memcpy(m, h, size < PERF_HDR ? size : PERF_HDR);
-	for (off = PERF_HDR; off + 8 <= size; off += 8) {
-		w = msg_word(seed, off / 8);
-		memcpy(m + off, &w, 8);
-	}
-	if (off < size) {
-		w = msg_word(seed, off / 8);
-		memcpy(m + off, &w, size - off);
-	}
-}
-
-/* -1 when m holds the message, else the first offset that differs. */
-static long msg_check(const uint8_t *m, uint32_t size, uint32_t dir,
-		      uint32_t qpi, uint32_t seq)
-{
-	uint64_t seed = msg_seed(dir, qpi, seq), w;
-	uint8_t h[PERF_HDR], *e = (uint8_t *)&w;
-	uint32_t off, i, n;
-
-	msg_header(h, dir, qpi, seq, size);
-	for (i = 0; i < size && i < PERF_HDR; i++)
-		if (m[i] != h[i])
-			return i;
-	for (off = PERF_HDR; off < size; off += 8) {
-		n = size - off < 8 ? size - off : 8;
-		w = msg_word(seed, off / 8);
-		if (!memcmp(m + off, e, n))
-			continue;
-		for (i = 0; m[off + i] == e[i]; i++)
-			;
-		return off + i;
-	}
-	return -1;
 }
 
 static bool use_imm(struct perf *p)
