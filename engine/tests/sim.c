@@ -93,6 +93,7 @@ struct sim_node {
 	long live_in;		/* inbound objects not yet given back */
 	uint64_t fair_bytes;	/* sent by it, delivered in the fair window */
 	uint32_t next_post, end_post;	/* sim_params.depth: its messages */
+	uint64_t stall_from_ns, stall_to_ns, stall_rng;	/* stall_max_us */
 };
 
 enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS };
@@ -1313,6 +1314,27 @@ static void post(struct sim *s, uint32_t idx)
 
 /* --- the run --------------------------------------------------------- */
 
+/*
+ * sim_params.stall_max_us: when node @nd, stalled at @t_ns, runs again;
+ * 0 if it is running.  Its stalls come from a generator of its own, so
+ * that the schedule is the same whatever else the run draws.
+ */
+static uint64_t stall_end(const struct sim *s, struct sim_node *nd,
+			  uint64_t t_ns)
+{
+	const struct sim_params *p = s->p;
+
+	if (!p->stall_max_us)
+		return 0;
+	while (t_ns >= nd->stall_to_ns) {
+		nd->stall_from_ns = nd->stall_to_ns + 1000ull *
+			rnd_below(&nd->stall_rng, 2 * p->stall_gap_us + 1);
+		nd->stall_to_ns = nd->stall_from_ns + 1000ull *
+			(1 + rnd_below(&nd->stall_rng, p->stall_max_us));
+	}
+	return t_ns >= nd->stall_from_ns ? nd->stall_to_ns : 0;
+}
+
 static void deliver(struct sim *s, struct event *e)
 {
 	struct sim_node *nd = &s->nodes[e->dst];
@@ -1336,6 +1358,12 @@ static void deliver(struct sim *s, struct event *e)
 		nd->link_free_ns = start + ser_ns;
 		e->type = EV_DELIVER;
 		e->t_ns = start + ser_ns;
+		ev_push(s, *e);
+		return;
+	}
+	start = stall_end(s, nd, s->now_ns);
+	if (start) {
+		e->t_ns = start;
 		ev_push(s, *e);
 		return;
 	}
@@ -1596,6 +1624,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 
 		nd->s = &s;
 		nd->id = a;
+		nd->stall_rng = p->seed ^ (0x5851f42d4c957f2dull * (a + 1));
 		nd->peers = calloc(p->nodes, sizeof(*nd->peers));
 		nd->qps = calloc(p->qps, sizeof(*nd->qps));
 		for (q = 0; q < p->nodes; q++) {
@@ -1641,6 +1670,11 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 			if (t.t_ns > s.now_ns) {
 				same_time_fires = 0;
 				s.now_ns = t.t_ns;
+			}
+			t.t_ns = stall_end(&s, &s.nodes[t.node], s.now_ns);
+			if (t.t_ns) {
+				t_push(&s, t);
+				continue;
 			}
 			srd_peer_on_timer(sp->peer);
 		} else {
@@ -1697,6 +1731,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->rto_expired += nd->ctr_sum.rto_expired;
 		r->fast_retransmits += nd->ctr_sum.fast_retransmits;
 		r->spurious_retransmits += nd->ctr_sum.spurious_retransmits;
+		r->tail_probes += nd->ctr_sum.tail_probes;
 		r->duplicates += nd->ctr_sum.duplicates;
 		r->rnr_naks += nd->ctr_sum.rnr_naks_sent;
 		r->peer_restarts += nd->ctr_sum.peer_restarts;

@@ -69,6 +69,14 @@ struct sim_params {
 	int depth;
 	int forge_permille;		/* an off-path forger: this many forged
 					 * packets per 1000 real ones */
+	/*
+	 * > 0: every node's CPU is descheduled now and then, as a virtual
+	 * CPU of a busy host is (make bench's TCG guests): for 1 to
+	 * stall_max_us (uniform) after gaps of 0 to 2 x stall_gap_us.
+	 * What reaches a node then, packets and its timers, waits for the
+	 * end, and the node's clock reads the end when it runs them.
+	 */
+	uint32_t stall_gap_us, stall_max_us;
 	uint32_t link_bytes_per_us;	/* each destination's downlink */
 	uint32_t buffer_bytes;		/* its drop-tail buffer */
 	uint32_t rto_retries_max;	/* 0: engine default */
@@ -91,7 +99,7 @@ struct sim_result {
 	uint64_t sim_time_us, events;
 	uint64_t pkts_sent, pkts_dropped_net, pkts_dropped_queue, pkts_duped;
 	uint64_t retransmits, rto_expired, fast_retransmits, duplicates;
-	uint64_t spurious_retransmits;
+	uint64_t spurious_retransmits, tail_probes;
 	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
 	uint64_t stale_drops;
 	uint64_t forged;		/* packets the forger sent */

@@ -309,6 +309,33 @@ static void sc_incast_depth(struct sim_params *p)
 	p->fair_to_us = 8000000;
 }
 
+/*
+ * Two hosts whose CPUs stop now and then, as make bench's TCG guests do:
+ * every 4 ms or so, for up to 3 ms.  One sender, short messages one at a
+ * time: in its _answered form a ping-pong (ib_send_lat), else an RDMA
+ * write latency loop.  A round trip that meets a stall takes up to
+ * several times the usual: every message must complete all the same,
+ * and the run's probes and RTOs, each a packet sent for nothing, are
+ * what a change to the timers is judged by.
+ */
+static void sc_stalls(struct sim_params *p)
+{
+	p->nodes = 2;
+	p->qps = 1;
+	p->incast_to = 0;
+	p->msgs_per_node = 2000;
+	p->max_msg_bytes = 64;			/* 57 to 64 bytes */
+	p->big_pct = 100;
+	p->post_window_us = 100;
+	p->depth = 1;
+	p->delay_min_us = 100;
+	p->delay_max_us = 150;
+	p->jitter_us = 50;
+	p->stall_gap_us = 4000;
+	p->stall_max_us = 3000;
+	p->link_bytes_per_us = 50;		/* 400 Mb/s */
+}
+
 static void sc_latecomers_no_drain(struct sim_params *p)
 {
 	sc_latecomers(p);
@@ -365,6 +392,8 @@ static const struct scenario scenarios[] = {
 	  sc_latecomers_no_drain, check_unfair },
 	{ "incast_depth", "4 senders, 16 KiB messages 16 deep, into 80 Mb/s: message times",
 	  sc_incast_depth, check_fair },
+	{ "stalls", "2 hosts that stop for up to 3 ms every ~4 ms: messages one at a time",
+	  sc_stalls, NULL },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
@@ -419,7 +448,7 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	printf("#   last OK completion at %llu us\n",
 	       (unsigned long long)r.last_ok_completion_us);
 	printf("#   pkts %llu, net drops %llu, queue drops %llu (max queue %llu B), dups %llu; "
-	       "retx %llu (fast %llu, rto %llu, spurious %llu), dup rx %llu, rnr naks %llu, "
+	       "retx %llu (fast %llu, rto %llu, spurious %llu, probes %llu), dup rx %llu, rnr naks %llu, "
 	       "path switches %llu / recoveries %llu, restarts %llu, stale drops %llu, "
 	       "forged %llu; peak %zu B/node (bound %zu)\n",
 	       (unsigned long long)r.pkts_sent, (unsigned long long)r.pkts_dropped_net,
@@ -428,6 +457,7 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	       (unsigned long long)r.retransmits, (unsigned long long)r.fast_retransmits,
 	       (unsigned long long)r.rto_expired,
 	       (unsigned long long)r.spurious_retransmits,
+	       (unsigned long long)r.tail_probes,
 	       (unsigned long long)r.duplicates,
 	       (unsigned long long)r.rnr_naks, (unsigned long long)r.path_switches,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
