@@ -341,15 +341,23 @@ static uint32_t reply_wait_us(const struct srd_peer *peer)
 
 static inline uint64_t tlp_deadline(const struct srd_peer *peer)
 {
-	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX ||
-	    !peer->rtt.srtt_us)
+	const struct srd_rtt *r = &peer->rtt;
+
+	if (!peer->inflight || peer->tlp_sent >= SRD_TLP_MAX || !r->srtt_us)
 		return SRD_NO_DEADLINE;
 	/*
-	 * The second probe two RTTs after the first.  A receiver that answers
-	 * holds the ACK of a packet flagged ACK_NOW for its answer.
+	 * Two smoothed RTTs, or the RTT and four mean deviations where that
+	 * is more, as the RTO has it: an RTT with a long tail (virtual CPUs
+	 * that wait for a host's, as between TCG guests) had one exchange in
+	 * seven probed for nothing at 2 x srtt.  The second probe two RTTs
+	 * after the first.  A receiver that answers holds the ACK of a
+	 * packet flagged ACK_NOW for its answer.
 	 */
-	return peer->tlp_base_us + (2ull + 2 * peer->tlp_sent) *
-	       peer->rtt.srtt_us + peer->eng->cfg.ack_delay_us +
+	return peer->tlp_base_us +
+	       srd_max_u64(2ull * r->srtt_us,
+			   (uint64_t)r->srtt_us + 4ull * r->rttvar_us) +
+	       2ull * peer->tlp_sent * r->srtt_us +
+	       peer->eng->cfg.ack_delay_us +
 	       (peer->tail_ack_now ? reply_wait_us(peer) : 0);
 }
 

@@ -3200,6 +3200,43 @@ static void test_read_response_carries_ack(void)
 }
 
 /*
+ * The tail loss probe waits two smoothed RTTs, or the RTT and four mean
+ * deviations where that is more, as the RTO does: on a path whose RTT
+ * has a long tail (TCG guests, a busy host), not a probe for every late
+ * ACK.  Its ACKs lost, a message is probed once that much has passed.
+ */
+static void test_tlp_follows_rtt_variance(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0];
+	uint64_t t0;
+	int drop;
+
+	send_one(pr, 0, 64, 1, 7);		/* the handshake */
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 1 && !a->peer->remote_waits,
+	      "warm-up");
+	a->peer->rtt.srtt_us = 1000;
+	a->peer->rtt.rttvar_us = 1000;		/* srtt + 4 rttvar: 5000 us */
+	a->peer->rtt.rto_us = 50000;		/* out of the way */
+	t0 = pr->now;
+	drop = 100;				/* every ACK from here */
+	send_one(pr, 0, 64, 2, 7);
+	pair_run(pr, t0 + 2 * 1000 + c.ack_delay_us + 500, false, drop_acks,
+		 &drop);
+	CHECK(ectr(a->eng)->tail_probes == 0,
+	      "no probe at 2 srtt: %llu",
+	      (unsigned long long)ectr(a->eng)->tail_probes);
+	pair_run(pr, t0 + 5000 + c.ack_delay_us + 100, false, drop_acks, &drop);
+	CHECK(ectr(a->eng)->tail_probes == 1 && ectr(a->eng)->rto_expired == 0,
+	      "a probe at srtt + 4 rttvar: probes %llu, RTOs %llu",
+	      (unsigned long long)ectr(a->eng)->tail_probes,
+	      (unsigned long long)ectr(a->eng)->rto_expired);
+	pair_free(pr);
+}
+
+/*
  * The ACKs of a window's tail are lost (a dead path the other way): a
  * tail loss probe brings an ACK within a few RTTs, not an RTO later.
  */
@@ -3501,6 +3538,7 @@ static const struct test tests[] = {
 	{ "trace_events", test_trace_events },
 	{ "rdma_requester_qp_gone", test_rdma_requester_gone },
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
+	{ "tlp_follows_rtt_variance", test_tlp_follows_rtt_variance },
 	{ "tail_ack_copies_on_loss_not_lateness", test_tail_ack_copies },
 	{ "acks_ride_on_answers", test_acks_ride_on_answers },
 	{ "lost_answer_loses_no_ack", test_lost_answer_loses_no_ack },
