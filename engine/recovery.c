@@ -168,7 +168,12 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 
 		if (s > p->ack_delay_us)
 			s -= p->ack_delay_us;
-		sample = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
+		/*
+		 * Below the clock's resolution counts as 1 us: 0 would be
+		 * no sample for the path (ack_pkt()), whose smoothed RTT
+		 * would then stay at an old one for good.
+		 */
+		sample = s > 0xffffffffu ? 0xffffffffu : s ? (uint32_t)s : 1;
 		srd_rtt_sample(&peer->rtt, cfg, sample, now_us);
 		srd_cc_drain_sample(&peer->cc, e->sent_us);
 	}

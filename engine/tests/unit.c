@@ -1425,6 +1425,34 @@ static void test_slow_path_not_starved(void)
 	pair_free(pr);
 }
 
+/*
+ * An ACK within the clock's microsecond is a sample of 1 us for its path
+ * too: a path's smoothed RTT left at an old value would keep it slow.
+ */
+static void test_path_sample_below_resolution(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr;
+	struct srd_peer *p;
+	uint32_t i;
+
+	c.ack_reply_wait_us = 0;
+	pr = pair_new(&c);
+	p = pr->n[0]->peer;
+	for (i = 0; i < c.n_paths; i++)
+		p->paths[i].srtt_us = 10000;	/* one old sample each */
+	for (i = 0; i < 8; i++) {
+		CHECK(send_one(pr, 0, 64, i, 7) == SRD_SEND_OK, "send %u", i);
+		while (pr->qlen)
+			q_deliver(pr, 0, 0);	/* no time passes */
+	}
+	CHECK(pr->n[1]->nrx == 8, "delivered %d", pr->n[1]->nrx);
+	for (i = 0; i < c.n_paths; i++)
+		CHECK(p->paths[i].srtt_us < 10000,
+		      "path %u: sampled, srtt %u us", i, p->paths[i].srtt_us);
+	pair_free(pr);
+}
+
 static void test_path_avoid_and_probe_back(void)
 {
 	struct srd_config c = small_cfg();
@@ -3511,6 +3539,7 @@ static const struct test tests[] = {
 	{ "duplicates_suppressed", test_duplicates_suppressed },
 	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
 	{ "slow_path_not_starved", test_slow_path_not_starved },
+	{ "path_sample_below_resolution", test_path_sample_below_resolution },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
