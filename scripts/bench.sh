@@ -167,16 +167,33 @@ pb=$(free_port)
 start=$(date +%s)
 vm=("$TOP/scripts/vm-run.sh" --kernel "$kver" --timeout "$timeout_s" --share "$out")
 echo "+ ${vm[*]} --nic udp:$pa:$pb ... -- bench-guest.sh server &"
-"${vm[@]}" --nic "udp:$pa:$pb" --mac 52:54:00:77:00:01 -- \
+# In a process group of its own (setsid), so that it can be stopped
+# with its qemu: below, and if this script ends early.
+setsid "${vm[@]}" --nic "udp:$pa:$pb" --mac 52:54:00:77:00:01 -- \
 	"$TOP/scripts/bench-guest.sh" server "$out" >"$out/guest-a.log" 2>&1 &
 apid=$!
+trap 'kill -- -$apid 2>/dev/null' EXIT
 crc=0
 echo "+ ${vm[*]} --nic udp:$pb:$pa ... -- bench-guest.sh client"
 "${vm[@]}" --nic "udp:$pb:$pa" --mac 52:54:00:77:00:02 -- \
 	"$TOP/scripts/bench-guest.sh" client "$out" 2>&1 | tee "$out/guest-b.log" || crc=$?
-# The server guest ends when the client says quit or goes away.
+# The server guest ends when the client says quit, a few seconds later.
+# One that never came up (a TCG guest once hung in early boot, and the
+# client gave up on it after 3 minutes) would run to the timeout, 40
+# minutes: with the client gone it has nothing left to do, so it gets
+# SERVER_GRACE_S seconds and is then stopped.
+SERVER_GRACE_S=60
 arc=0
+for ((i = 0; i < SERVER_GRACE_S; i++)); do
+	kill -0 $apid 2>/dev/null || break
+	sleep 1
+done
+if kill -0 $apid 2>/dev/null; then
+	echo "bench: the server guest still runs ${SERVER_GRACE_S}s after the client ended: stopping it"
+	kill -- -$apid 2>/dev/null
+fi
 wait $apid || arc=$?
+trap - EXIT
 echo "duration_s=$(($(date +%s) - start))" >>"$out/machine"
 echo "bench: guests done in $(($(date +%s) - start))s (client exit $crc, server exit $arc)"
 [ $arc -eq 0 ] || { echo "--- server guest log:"; tail -40 "$out/guest-a.log"; }
