@@ -67,6 +67,22 @@ static void eng_free(struct srd_peer *peer, void *ptr, size_t bytes)
 		peer->eng->ops->free(peer->eng->os, ptr, bytes);
 }
 
+/* A cleared bitmap of @bytes: @inl if it fits, else allocated. */
+static uint8_t *bits_get(struct srd_peer *peer, uint8_t *inl, uint32_t bytes)
+{
+	if (bytes > SRD_MSG_BITS_INLINE)
+		return eng_alloc(peer, bytes);
+	srd_memset(inl, 0, bytes);
+	return inl;
+}
+
+static void bits_put(struct srd_peer *peer, uint8_t *bits,
+		     const uint8_t *inl, uint32_t bytes)
+{
+	if (bits != inl)
+		eng_free(peer, bits, bytes);
+}
+
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req)
 {
@@ -103,7 +119,7 @@ bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m)
 	if (peer->msg_next - peer->msg_base >= w)
 		return false;
 	m->acked_bytes = (m->nsegs + 7) / 8;
-	m->acked = eng_alloc(peer, m->acked_bytes);
+	m->acked = bits_get(peer, m->acked_inline, m->acked_bytes);
 	if (!m->acked)
 		return false;
 	m->msg_id = peer->msg_next++;
@@ -121,7 +137,7 @@ void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
 	/* A response still arriving must not place into it any more. */
 	if (m->resp_slot && m->resp_slot->read == m)
 		m->resp_slot->read = NULL;
-	eng_free(peer, m->acked, m->acked_bytes);
+	bits_put(peer, m->acked, m->acked_inline, m->acked_bytes);
 	eng_free(peer, m, sizeof(*m));
 }
 
@@ -130,7 +146,7 @@ void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 {
 	if (s->state == SRD_RXS_ASSEMBLING && abort && !s->is_resp)
 		peer->eng->ops->rx_abort(peer->eng->os, s->in);
-	eng_free(peer, s->placed, s->placed_bytes);
+	bits_put(peer, s->placed, s->placed_inline, s->placed_bytes);
 	srd_memset(s, 0, sizeof(*s));
 }
 
@@ -254,7 +270,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 	if (v == SRD_RX_ACCEPT) {
 		nsegs = srd_msg_nsegs(p->msg_len, p->seg_bytes);
 		s->placed_bytes = (nsegs + 7) / 8;
-		s->placed = eng_alloc(peer, s->placed_bytes);
+		s->placed = bits_get(peer, s->placed_inline, s->placed_bytes);
 		if (!s->placed) {
 			/* The sender retransmits; maybe memory is back then. */
 			if (s->is_resp)

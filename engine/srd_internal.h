@@ -365,6 +365,13 @@ struct srd_tx_op {
 	enum srd_comp_status status;	/* the first failure */
 };
 
+/*
+ * A message's per-segment bitmaps (acked, placed) of up to this many
+ * bytes live in its struct: no allocation, and no free, for a message
+ * of up to 128 segments (1 MiB in 9000-byte packets), nearly every one.
+ */
+#define SRD_MSG_BITS_INLINE	16
+
 struct srd_tx_msg {
 	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
 	/* AWAIT_RESP: on peer->resp_due_head's list, by resp_deadline_us */
@@ -394,7 +401,8 @@ struct srd_tx_msg {
 	uint32_t rnr_naks;
 	uint64_t rnr_until_us;
 	uint8_t *acked;			/* nsegs bits, while ACTIVE/RNR_WAIT */
-	uint32_t acked_bytes;		/* size of the acked allocation */
+	uint32_t acked_bytes;		/* size of the acked bitmap */
+	uint8_t acked_inline[SRD_MSG_BITS_INLINE];	/* acked, if it fits */
 };
 
 enum srd_rx_slot_state {
@@ -423,6 +431,7 @@ struct srd_rx_slot {
 	struct srd_inbound *in;		/* rx_begin's; NULL for a READ_RESP */
 	uint8_t *placed;		/* nsegs bits, while ASSEMBLING */
 	uint32_t placed_bytes;
+	uint8_t placed_inline[SRD_MSG_BITS_INLINE];	/* placed, if it fits */
 	uint64_t progress_us;		/* ASSEMBLING: last new segment */
 	uint32_t progress_segs;		/* ... and peer->rx_new_segs then */
 };

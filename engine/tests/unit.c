@@ -56,6 +56,7 @@ struct pair {
 	int qlen;
 	long live_allocs;
 	size_t live_bytes;
+	long total_allocs;
 	uint32_t max_pkt;	/* the largest datagram sent */
 };
 
@@ -144,6 +145,7 @@ static void *h_alloc(void *os, size_t n)
 	struct pair *pr = ((struct node *)os)->pr;
 
 	pr->live_allocs++;
+	pr->total_allocs++;
 	pr->live_bytes += n;
 	return calloc(1, n);
 }
@@ -1450,6 +1452,38 @@ static void test_path_sample_below_resolution(void)
 	for (i = 0; i < c.n_paths; i++)
 		CHECK(p->paths[i].srtt_us < 10000,
 		      "path %u: sampled, srtt %u us", i, p->paths[i].srtt_us);
+	pair_free(pr);
+}
+
+/*
+ * A message's segment bitmaps live in its structs up to
+ * SRD_MSG_BITS_INLINE bytes: one allocation per message (its struct at
+ * the sender), three beyond (and the two bitmaps), all given back.
+ */
+static void test_message_bitmaps_inline(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	uint32_t lens[] = { 64, SRD_MSG_BITS_INLINE * 8 * 1024,
+			    SRD_MSG_BITS_INLINE * 8 * 1024 + 1 };
+	long want[] = { 1, 1, 3 }, live, total;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		live = pr->live_allocs;
+		total = pr->total_allocs;
+		CHECK(send_one(pr, 0, lens[i], i, 7) == SRD_SEND_OK,
+		      "send %u B", lens[i]);
+		pair_run(pr, pr->now + 1000000, false, NULL, NULL);
+		CHECK(pr->n[1]->nrx == i + 1 && rx_intact(&pr->n[1]->rx[i]) &&
+		      pr->n[1]->rx[i].len == lens[i],
+		      "%u B delivered intact", lens[i]);
+		CHECK(pr->total_allocs - total == want[i],
+		      "%u B: %ld allocations, want %ld", lens[i],
+		      pr->total_allocs - total, want[i]);
+		CHECK(pr->live_allocs == live, "%u B: %ld left allocated",
+		      lens[i], pr->live_allocs - live);
+	}
 	pair_free(pr);
 }
 
@@ -3540,6 +3574,7 @@ static const struct test tests[] = {
 	{ "spurious_retransmit_undone", test_spurious_retransmit_undone },
 	{ "slow_path_not_starved", test_slow_path_not_starved },
 	{ "path_sample_below_resolution", test_path_sample_below_resolution },
+	{ "message_bitmaps_inline", test_message_bitmaps_inline },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
