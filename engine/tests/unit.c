@@ -1464,8 +1464,9 @@ static void test_message_bitmaps_inline(void)
 {
 	struct srd_config c = small_cfg();
 	struct pair *pr = pair_new(&c);
-	uint32_t lens[] = { 64, SRD_MSG_BITS_INLINE * 8 * 1024,
-			    SRD_MSG_BITS_INLINE * 8 * 1024 + 1 };
+	/* A send's segment carries seg_bytes (srd_msg_seg_bytes()). */
+	uint32_t lens[] = { 64, SRD_MSG_BITS_INLINE * 8 * c.seg_bytes,
+			    SRD_MSG_BITS_INLINE * 8 * c.seg_bytes + 1 };
 	long want[] = { 1, 1, 3 }, live, total;
 	int i;
 
