@@ -3394,6 +3394,78 @@ static void test_tail_ack_copies(void)
 	pair_free(pr);
 }
 
+/* First sends of DATA to node 1: how many, and which asked for an ACK. */
+struct ack_now_log {
+	int n;
+	uint32_t flagged;	/* bit i: the i-th asked */
+};
+
+static bool log_ack_now(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct ack_now_log *l = arg;
+	struct srd_pkt p;
+
+	(void)pr;
+	if (q->to != 1 || srd_wire_parse(q->data, q->len, &p) != SRD_PARSE_OK ||
+	    p.opcode != SRD_WOP_DATA || p.flags & SRD_WF_DATA_RETRANSMIT)
+		return false;
+	if (l->n < 32 && p.flags & SRD_WF_DATA_ACK_NOW)
+		l->flagged |= 1u << l->n;
+	l->n++;
+	return false;
+}
+
+/*
+ * A message's last segment asks for an ACK at once only when no DATA
+ * follows it: eight one-segment messages sent in one go make the ACKs of
+ * every fourth packet, not eight immediate ones; a message alone, as in a
+ * ping-pong, still asks; so does one that fills the window.
+ */
+static void test_ack_now_ends_a_burst(void)
+{
+	struct srd_config c = small_cfg();
+	struct ack_now_log l = { .n = 0 };
+	struct pair *pr = pair_new(&c);
+	uint64_t acks;
+	int i;
+
+	/* Queued until the peers have met, then sent in one pump. */
+	for (i = 0; i < 8; i++)
+		CHECK(send_one(pr, 0, 512, 400 + i, 7) == 0, "post %d", i);
+	acks = ectr(pr->n[1]->eng)->acks_sent;
+	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
+	acks = ectr(pr->n[1]->eng)->acks_sent - acks;
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 8, "8 sends OK: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	CHECK(l.n == 8 && l.flagged == 1u << 7,
+	      "only the last of 8 asks: %d packets, asked %#x", l.n, l.flagged);
+	CHECK(acks == 2, "an ACK for the fourth and the eighth: %llu",
+	      (unsigned long long)acks);
+
+	l = (struct ack_now_log){ .n = 0 };
+	CHECK(send_one(pr, 0, 512, 408, 7) == 0, "post alone");
+	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
+	CHECK(l.n == 1 && l.flagged == 1, "a message alone asks: %#x",
+	      l.flagged);
+	pair_free(pr);
+
+	/* A window of 2 packets: each second packet fills it, and asks. */
+	c.cwnd_init_pkts = c.cwnd_max_pkts = 2;
+	c.cwnd_min_256ths = 2 * SRD_CWND_ONE;
+	c.pacing_burst_pkts = 2;
+	pr = pair_new(&c);
+	l = (struct ack_now_log){ .n = 0 };
+	for (i = 0; i < 4; i++)
+		CHECK(send_one(pr, 0, 512, 410 + i, 7) == 0, "post %d", i);
+	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 4, "4 sends OK: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	CHECK(l.n == 4 && l.flagged == 0xa,
+	      "the window's second packets ask: %d packets, asked %#x", l.n,
+	      l.flagged);
+	pair_free(pr);
+}
+
 static bool drop_until(struct pair *pr, struct qpkt *q, void *arg)
 {
 	(void)q;
@@ -3605,6 +3677,7 @@ static const struct test tests[] = {
 	{ "tail_ack_lost_probe_not_rto", test_tail_ack_lost_probe },
 	{ "tlp_follows_rtt_variance", test_tlp_follows_rtt_variance },
 	{ "tail_ack_copies_on_loss_not_lateness", test_tail_ack_copies },
+	{ "ack_now_ends_a_burst", test_ack_now_ends_a_burst },
 	{ "acks_ride_on_answers", test_acks_ride_on_answers },
 	{ "lost_answer_loses_no_ack", test_lost_answer_loses_no_ack },
 	{ "read_response_carries_ack", test_read_response_carries_ack },
