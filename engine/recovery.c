@@ -479,9 +479,7 @@ uint64_t srd_tx_deadline_busy(const struct srd_peer *peer)
 	 * (real clocks move during a call): a deadline in the past makes the
 	 * OS call back at once, and the pump then sends.
 	 */
-	if (srd_tx_has_work(peer) &&
-	    peer->inflight < srd_cc_window_pkts(&peer->cc) &&
-	    !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use)
+	if (srd_tx_could_send(peer, 0))
 		d = srd_min_u64(d, srd_cc_pacing_deadline_us(&peer->cc));
 	return d;
 }

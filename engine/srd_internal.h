@@ -857,6 +857,19 @@ static inline bool srd_tx_has_work(const struct srd_peer *peer)
 		peer->msg_next - peer->msg_base < peer->eng->cfg.msg_window);
 }
 
+/*
+ * Could the pump send a packet now, pacing aside, with @unsent packets
+ * taken but not yet counted in flight: work, room in the congestion
+ * window, and the packet table's next slot free?
+ */
+static inline bool srd_tx_could_send(const struct srd_peer *peer,
+				     uint32_t unsent)
+{
+	return srd_tx_has_work(peer) &&
+	       peer->inflight + unsent < srd_cc_window_pkts(&peer->cc) &&
+	       !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use;
+}
+
 /* srd_tx_deadline() of an ESTABLISHED peer with anything under way. */
 uint64_t srd_tx_deadline_busy(const struct srd_peer *peer);
 /*

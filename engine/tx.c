@@ -394,21 +394,6 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 	return true;
 }
 
-/*
- * Will the pump send another DATA packet right after this one?  Then a
- * message's last segment is not flagged ACK_NOW: the receiver's every
- * ack_every_pkts, or its ack_delay_us, ACKs it with those that follow
- * (docs/protocol.md, "Sender").  With a window full after this packet, or
- * nothing more to send, the sender waits for ACKs: it asks for one.
- * Called before this packet is counted in flight, with its PSN taken.
- */
-static bool more_follows(const struct srd_peer *peer)
-{
-	return srd_tx_has_work(peer) &&
-	       peer->inflight + 1 < srd_cc_window_pkts(&peer->cc) &&
-	       !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use;
-}
-
 /* Returns false when the message was failed instead (its source is gone). */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
@@ -430,8 +415,13 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	off = seg * m->seg_bytes;
 	len = m->len - off < m->seg_bytes ? m->len - off : m->seg_bytes;
 	psn = peer->snd_nxt++;
-	ack_now = probe ||
-		  (seg + 1 == m->nsegs && (retx || !more_follows(peer)));
+	/*
+	 * A last segment that more DATA follows at once is ACKed with it
+	 * (ack_every_pkts, ack_delay_us): it asks only when the pump will
+	 * stop after it (docs/protocol.md, "Sender").
+	 */
+	ack_now = probe || (seg + 1 == m->nsegs &&
+			    (retx || !srd_tx_could_send(peer, 1)));
 	flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
 		(m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
 		(retx ? SRD_WF_DATA_RETRANSMIT : 0) |
