@@ -85,6 +85,9 @@ setup() {
 	GIDX_SRD=$(gid_index srd0 "$(gid_of_ipv4 "$ip")")
 	echo "bench-guest: $role on $IF ($ip, MTU $MTU): rxe0 GID $GIDX_RXE, srd0 GID $GIDX_SRD"
 	pp rdma link show
+	# bench.sh --profile: the symbols its instruction counts are read with,
+	# rdma_srd's included (its addresses stay while it is loaded).
+	[ "${PROFILE:-0}" = 0 ] || pp cp /proc/kallsyms "$dir/profile/kallsyms-$role"
 }
 
 run_server() {
@@ -148,6 +151,24 @@ wanted() {
 	return 1
 }
 
+# profile_mark LABEL: with bench.sh --profile, a snapshot of both guests'
+# instruction counts (tools/insn_profile) as DIR/profile/{server,client}-LABEL.txt;
+# it returns once both are written.  Without, nothing.
+profile_mark() {
+	local g deadline
+	[ "${PROFILE:-0}" = 1 ] || return 0
+	# Whole or not at all: the plugin may look between create and write.
+	for g in server client; do
+		echo "$1" >"$dir/profile/$g.tmp"
+		mv "$dir/profile/$g.tmp" "$dir/profile/$g.req"
+	done
+	deadline=$((SECONDS + 30))
+	while [ -e "$dir/profile/server.req" ] || [ -e "$dir/profile/client.req" ]; do
+		[ $SECONDS -lt $deadline ] || die "no instruction-count snapshot $1 after 30 s"
+		sleep 0.05
+	done
+}
+
 # measure ID GROUP TRANSPORT TOOL MODE SIZE LOSS TIMEOUT PROTO PORT SERVER_CMD -- CLIENT_CMD...
 # Starts SERVER_CMD in the server guest, runs CLIENT_CMD here (TIMEOUT
 # seconds at most each), and records both statuses and the CPU used.
@@ -165,12 +186,14 @@ measure() {
 	fi
 	echo "+ $*" | tee "$raw/$id.client.txt"
 	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_start "$raw/$id.mem.txt"
+	profile_mark "$id.0"
 	b0=$(busy_ticks)
 	t0=$(date +%s%N)
 	crc=0
 	timeout -k 5 "$tmo" "$@" >>"$raw/$id.client.txt" 2>&1 || crc=$?
 	t1=$(date +%s%N)
 	b1=$(busy_ticks)
+	profile_mark "$id.1"
 	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_stop
 	tail -n 5 "$raw/$id.client.txt" | sed 's/^/  | /'
 	# A server whose client failed may wait for it forever, and
@@ -241,8 +264,12 @@ bw_iters() { by_size "$1" 500 4000 400 30; }
 # lat_iters SIZE: round trips of a latency row.  rxe RC took 30 ms one way
 # at 4 KiB in TCG: few round trips, so that each run stays within seconds
 # (and p99.9 is near the maximum); 1000 at 64 B (about a second), where
-# the targets are.
+# the targets are.  bench.sh --lat-iters N: N at 64 B.
 lat_iters() {
+	if [ "$QUICK" != 1 ] && [ "$1" -le 64 ] && [ -n "${LAT_ITERS:-}" ]; then
+		echo "$LAT_ITERS"
+		return
+	fi
 	if [ "$QUICK" != 1 ] && [ "$1" -le 64 ]; then echo 1000; return; fi
 	by_size "$1" 50 200 50 20
 }

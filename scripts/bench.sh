@@ -6,6 +6,7 @@
 #
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
 #                    [--only 'PATTERN...'] [--param NAME=VALUE]...
+#                    [--profile] [--lat-iters N]
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
 # by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
@@ -35,6 +36,17 @@
 # man/rdma_srd.7) to VALUE in both guests before srd0 is made, for an A/B
 # run of one setting: `--param ack_reply_wait_us=0`.  The table names it.
 #
+# --profile counts the guests' instructions (a qemu plugin,
+# tools/insn_profile) and snapshots both guests' counts before and after
+# each row's client runs, into DIR/profile/; `scripts/bench-profile.py DIR
+# ROW [BASE_ROW]` then prints the kernel instructions per message of each
+# guest and the functions they went to.  About 7 MB of snapshots a row:
+# use it with --only.
+#
+# --lat-iters sets the round trips of the 64 B latency rows (default
+# 1000).  Two profiled runs of one row at two counts give its cost per
+# message without the programs' setup: bench-profile.py --minus.
+#
 # --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
 # MTU is 4096 and 4 KiB UD messages fit).
 
@@ -51,6 +63,8 @@ mtu=9000
 out=
 only=
 params=
+profile=0
+lat_iters=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -59,6 +73,12 @@ while [ $# -gt 0 ]; do
 	--mtu) mtu=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--profile) profile=1; shift ;;
+	--lat-iters)
+		[[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--lat-iters takes a count, not '$2'"
+		lat_iters=$2
+		shift 2
+		;;
 	--param)
 		[[ "$2" =~ ^[a-z0-9_]+=[^[:space:]\']+$ ]] ||
 			die "--param takes NAME=VALUE, not '$2'"
@@ -117,6 +137,8 @@ write_params() {
 		INCAST_SECS=$incast_secs
 		ONLY='$only'
 		SRD_PARAMS='$params'
+		PROFILE=$profile
+		LAT_ITERS=$lat_iters
 	EOF
 }
 
@@ -134,6 +156,8 @@ write_machine() {
 		echo "mtu=$mtu"
 		echo "only=$only"
 		echo "params=$params"
+		echo "profile=$profile"
+		echo "lat_iters=$lat_iters"
 	} >"$out/machine"
 }
 
@@ -166,16 +190,25 @@ pb=$(free_port)
 [ "$pa" != "$pb" ] || pb=$((pa + 1))
 start=$(date +%s)
 vm=("$TOP/scripts/vm-run.sh" --kernel "$kver" --timeout "$timeout_s" --share "$out")
+plugin_a=() plugin_b=()
+if [ $profile -eq 1 ]; then
+	try make -s -C "$TOP/tools/insn_profile" O="$BUILD/tools" ||
+		die "building the instruction-count plugin failed"
+	mkdir -p "$out/profile"
+	so=$BUILD/tools/insn_profile.so
+	plugin_a=(--plugin "file=$so,dir=$out/profile,name=server")
+	plugin_b=(--plugin "file=$so,dir=$out/profile,name=client")
+fi
 echo "+ ${vm[*]} --nic udp:$pa:$pb ... -- bench-guest.sh server &"
 # In a process group of its own (setsid), so that it can be stopped
 # with its qemu: below, and if this script ends early.
-setsid "${vm[@]}" --nic "udp:$pa:$pb" --mac 52:54:00:77:00:01 -- \
+setsid "${vm[@]}" "${plugin_a[@]}" --nic "udp:$pa:$pb" --mac 52:54:00:77:00:01 -- \
 	"$TOP/scripts/bench-guest.sh" server "$out" >"$out/guest-a.log" 2>&1 &
 apid=$!
 trap 'kill -- -$apid 2>/dev/null' EXIT
 crc=0
 echo "+ ${vm[*]} --nic udp:$pb:$pa ... -- bench-guest.sh client"
-"${vm[@]}" --nic "udp:$pb:$pa" --mac 52:54:00:77:00:02 -- \
+"${vm[@]}" "${plugin_b[@]}" --nic "udp:$pb:$pa" --mac 52:54:00:77:00:02 -- \
 	"$TOP/scripts/bench-guest.sh" client "$out" 2>&1 | tee "$out/guest-b.log" || crc=$?
 # The server guest ends when the client says quit, a few seconds later.
 # One that never came up (a TCG guest once hung in early boot, and the

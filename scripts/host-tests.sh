@@ -459,6 +459,37 @@ test_vm_fails_when_every_boot_has_a_kernel_problem() {
 		! grep -q '^ran' <<<"$out" || { echo "# rc=$rc: $out" | head -20; return 1; }
 }
 
+# bench.sh --profile's instruction counts (tools/insn_profile, read by
+# bench-profile.py) name the functions that ran and count their calls:
+# N one-byte reads of /dev/zero are N calls of read_zero and of write_null.
+t test_insn_profile_counts_a_guest_workload
+test_insn_profile_counts_a_guest_workload() {
+	local d=$tmp/profile-run n=20000 out calls
+	make -s -C "$TOP/tools/insn_profile" O="$tmp" || return 1
+	mkdir -p "$d/profile"
+	# shellcheck disable=SC2016 # expanded in the guest
+	vm --share "$d" --plugin "file=$tmp/insn_profile.so,dir=$d/profile,name=guest" -- \
+		bash -c 'p=$1/profile
+			mark() {
+				echo "$1" >"$p/guest.tmp" && mv "$p/guest.tmp" "$p/guest.req"
+				while [ -e "$p/guest.req" ]; do sleep 0.05; done
+			}
+			cp /proc/kallsyms "$p/kallsyms-guest"
+			mark dd.0
+			dd if=/dev/zero of=/dev/null bs=1 count="$2" status=none
+			mark dd.1' - "$d" "$n" >"$tmp/out" 2>&1 || { sed 's/^/# /' "$tmp/out"; return 1; }
+	out=$(python3 "$TOP/scripts/bench-profile.py" --top 100000 --messages "$n" "$d" dd) ||
+		return 1
+	echo "$out" | grep -E '^\| (guest kernel|read_zero|write_null) ' | sed 's/^/# /'
+	for f in read_zero write_null; do
+		calls=$(echo "$out" | awk -F'|' -v f=" $f " '$2 == f { gsub(/ /, "", $4); print $4 }')
+		if [ -z "$calls" ] || ! awk -v c="$calls" 'BEGIN { exit !(c >= 0.99 && c <= 1.01) }'; then
+			echo "# $f: ${calls:-no} calls a read, not 1"
+			return 1
+		fi
+	done
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc

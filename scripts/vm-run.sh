@@ -6,7 +6,7 @@
 #
 #   scripts/vm-run.sh [--kernel VER] [--timeout S] [--no-module]
 #                     [--nic udp:LOCAL_PORT:PEER_PORT] [--mac MAC]
-#                     [--share DIR] -- CMD...
+#                     [--share DIR] [--plugin SPEC] -- CMD...
 #   scripts/vm-run.sh [--kernel VER] --interactive
 #
 # VER is a version from /lib/modules or its major.minor ("6.1", "6.12");
@@ -37,6 +37,8 @@
 # --mac sets its MAC.  --share
 # mounts the host directory DIR, writable, at the same path in the guest;
 # unlike $SRD_VM_OUT it is kept, and several guests can write into one DIR.
+# --plugin loads a qemu TCG plugin: SPEC is qemu's -plugin argument,
+# file=LIB.so[,NAME=VALUE...] (scripts/bench.sh --profile).
 
 set -euo pipefail
 
@@ -52,6 +54,7 @@ load_module=1
 nic=
 mac=
 share=
+plugin=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--nic) nic=$2; shift 2 ;;
 	--mac) mac=$2; shift 2 ;;
 	--share) share=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "vm-run: unknown option $1" >&2; usage ;;
@@ -204,6 +208,7 @@ qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 2G
 if [ -n "$share" ]; then
 	qemu+=(-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap")
 fi
+[ -z "$plugin" ] || qemu+=(-plugin "$plugin")
 if [ -n "$nic" ]; then
 	ports=${nic#udp:}
 	qemu+=(-netdev "socket,id=n0,udp=127.0.0.1:${ports#*:},localaddr=127.0.0.1:${ports%%:*}")
