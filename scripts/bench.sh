@@ -40,11 +40,12 @@
 # tools/insn_profile) and snapshots both guests' counts before and after
 # each row's client runs, into DIR/profile/; `scripts/bench-profile.py DIR
 # ROW [BASE_ROW]` then prints the kernel instructions per message of each
-# guest and the functions they went to.  About 7 MB of snapshots a row:
-# use it with --only.
+# guest and the functions they went to.  Every row but the multipath and
+# incast ones (their own scripts) is profiled; about 7 MB of snapshots a
+# row: use it with --only.
 #
 # --lat-iters sets the round trips of the 64 B latency rows (default
-# 1000).  Two profiled runs of one row at two counts give its cost per
+# 1000; not with --quick).  Two profiled runs of one row at two counts give its cost per
 # message without the programs' setup: bench-profile.py --minus.
 #
 # --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
