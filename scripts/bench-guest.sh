@@ -152,21 +152,9 @@ wanted() {
 }
 
 # profile_mark LABEL: with bench.sh --profile, a snapshot of both guests'
-# instruction counts (tools/insn_profile) as DIR/profile/{server,client}-LABEL.txt;
-# it returns once both are written.  Without, nothing.
+# instruction counts as DIR/profile/{server,client}-LABEL.txt.
 profile_mark() {
-	local g deadline
-	[ "${PROFILE:-0}" = 1 ] || return 0
-	# Whole or not at all: the plugin may look between create and write.
-	for g in server client; do
-		echo "$1" >"$dir/profile/$g.tmp"
-		mv "$dir/profile/$g.tmp" "$dir/profile/$g.req"
-	done
-	deadline=$((SECONDS + 30))
-	while [ -e "$dir/profile/server.req" ] || [ -e "$dir/profile/client.req" ]; do
-		[ $SECONDS -lt $deadline ] || die "no instruction-count snapshot $1 after 30 s"
-		sleep 0.05
-	done
+	[ "${PROFILE:-0}" = 0 ] || insn_snapshot "$dir/profile" "$1" server client
 }
 
 # measure ID GROUP TRANSPORT TOOL MODE SIZE LOSS TIMEOUT PROTO PORT SERVER_CMD -- CLIENT_CMD...

@@ -177,3 +177,25 @@ bench_record() {
 	shift
 	echo "$*" >>"$dir/index.tsv"
 }
+
+# insn_snapshot DIR LABEL NAME...: in a guest run with vm-run.sh --plugin
+# tools/insn_profile (dir=DIR, name=NAME), ask the plugin of each NAME for
+# a snapshot of its instruction counts, DIR/NAME-LABEL.txt, and return
+# once all are written (srd_fail after 30 s).  Each request is renamed
+# into place whole: the plugin may look between a create and a write.
+insn_snapshot() {
+	local dir=$1 label=$2 n deadline=$((SECONDS + 30))
+	shift 2
+	for n in "$@"; do
+		if ! { echo "$label" >"$dir/$n.tmp" && mv "$dir/$n.tmp" "$dir/$n.req"; }; then
+			srd_fail "cannot ask $n for instruction counts in $dir"
+		fi
+	done
+	for n in "$@"; do
+		while [ -e "$dir/$n.req" ]; do
+			[ $SECONDS -lt $deadline ] ||
+				srd_fail "no instruction-count snapshot $label of $n after 30 s"
+			sleep 0.05
+		done
+	done
+}

@@ -469,15 +469,13 @@ test_insn_profile_counts_a_guest_workload() {
 	mkdir -p "$d/profile"
 	# shellcheck disable=SC2016 # expanded in the guest
 	vm --share "$d" --plugin "file=$tmp/insn_profile.so,dir=$d/profile,name=guest" -- \
-		bash -c 'p=$1/profile
-			mark() {
-				echo "$1" >"$p/guest.tmp" && mv "$p/guest.tmp" "$p/guest.req"
-				while [ -e "$p/guest.req" ]; do sleep 0.05; done
-			}
+		bash -c '. "$1/scripts/common.sh"
+			p=$2/profile
 			cp /proc/kallsyms "$p/kallsyms-guest"
-			mark dd.0
-			dd if=/dev/zero of=/dev/null bs=1 count="$2" status=none
-			mark dd.1' - "$d" "$n" >"$tmp/out" 2>&1 || { sed 's/^/# /' "$tmp/out"; return 1; }
+			insn_snapshot "$p" dd.0 guest
+			dd if=/dev/zero of=/dev/null bs=1 count="$3" status=none
+			insn_snapshot "$p" dd.1 guest' - "$TOP" "$d" "$n" >"$tmp/out" 2>&1 ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
 	out=$(python3 "$TOP/scripts/bench-profile.py" --top 100000 --messages "$n" "$d" dd) ||
 		return 1
 	echo "$out" | grep -E '^\| (guest kernel|read_zero|write_null) ' | sed 's/^/# /'
