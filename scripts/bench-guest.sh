@@ -151,10 +151,32 @@ wanted() {
 	return 1
 }
 
+# counters_cmd FILE: the command that writes this guest's srd0 hw_counters
+# to FILE, "srd_NAME:VALUE" a line, and its peers and paths (debugfs:
+# smoothed RTT, RTO, window) to FILE.paths.
+counters_cmd() {
+	echo "{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; } &&" \
+		"cat /sys/kernel/debug/rdma_srd/srd0/paths >$1.paths &&" \
+		"cd /sys/class/infiniband/srd0/hw_counters && grep . srd_* >$1"
+}
+
 # profile_mark LABEL: with bench.sh --profile, a snapshot of both guests'
-# instruction counts as DIR/profile/{server,client}-LABEL.txt.
+# instruction counts as DIR/profile/{server,client}-LABEL.txt, and of
+# their srd0 counters as DIR/profile/{server,client}-LABEL.ctr: the
+# packets, ACKs and timeouts behind the instructions.  The counters are
+# read outside the instruction snapshots (before the first, after the
+# second), so that reading them is not counted.
 profile_mark() {
-	[ "${PROFILE:-0}" = 0 ] || insn_snapshot "$dir/profile" "$1" server client
+	[ "${PROFILE:-0}" != 0 ] || return 0
+	if [ "${1##*.}" = 1 ]; then
+		insn_snapshot "$dir/profile" "$1" server client
+	fi
+	ctl run "$(counters_cmd "$dir/profile/server-$1.ctr")"
+	[ "${REPLY}" = "done 0" ] || die "cannot read the server's srd0 counters: $REPLY"
+	(eval "$(counters_cmd "$dir/profile/client-$1.ctr")")
+	if [ "${1##*.}" = 0 ]; then
+		insn_snapshot "$dir/profile" "$1" server client
+	fi
 }
 
 # measure ID GROUP TRANSPORT TOOL MODE SIZE LOSS TIMEOUT PROTO PORT SERVER_CMD -- CLIENT_CMD...

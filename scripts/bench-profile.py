@@ -16,7 +16,10 @@ latency row, one message for a bandwidth row).  Kernel addresses are read
 with the guest's own /proc/kallsyms, taken after rdma_srd was loaded.
 A function's calls are the runs of the block at its first address.
 Instructions that wait rather than work (a spinning lock, the programs'
-busy polling in user space) count too: compare those with care.
+busy polling in user space) count too: compare those with care.  Beside
+them, srd0's hw_counters that moved, per message and guest
+(DIR/profile/GUEST-ROW.{0,1}.ctr, read just outside the snapshots): the
+packets, ACKs, probes and timeouts behind the instructions.
 
 --minus DIR2 subtracts a second run of the same rows with fewer messages
 (bench.sh --lat-iters): the difference is what the extra messages cost,
@@ -58,6 +61,17 @@ def load_counts(path):
     return kernel, user
 
 
+def load_ctr(path):
+    """{counter: value} of a guest's srd0 hw_counters (bench-guest.sh
+    profile_mark), or None for a run that did not keep them."""
+    try:
+        with open(path) as f:
+            return {k: int(v) for k, _, v in (line.strip().partition(":") for line in f)
+                    if v.isdigit()}
+    except OSError:
+        return None
+
+
 def iterations(dirname, row):
     """The client's -n (perftest, srd_perf, fi_pingpong -I), or None."""
     try:
@@ -93,6 +107,7 @@ class Profile:
         self.funcs = {}     # "name [module]" -> instructions, both guests
         self.modules = {}   # module -> instructions, both guests
         self.calls = {}     # "name [module]" -> runs of its first block
+        self.ctrs = {}      # "guest counter" -> srd0 counter's change
         pdir = os.path.join(dirname, "profile")
         for g in self.guests:
             syms = load_symbols(os.path.join(pdir, "kallsyms-" + g))
@@ -114,6 +129,11 @@ class Profile:
                 if i >= 0 and syms[i][0] == addr:
                     self.calls[key] = self.calls.get(key, 0) + e - e0
             self.per[g] = [total, u1 - u0]
+            c0 = load_ctr(os.path.join(pdir, "%s-%s.0.ctr" % (g, row)))
+            c1 = load_ctr(os.path.join(pdir, "%s-%s.1.ctr" % (g, row)))
+            if c0 is not None and c1 is not None:
+                for k, v in c1.items():
+                    self.ctrs["%s %s" % (g, k)] = v - c0.get(k, 0)
 
     def minus(self, other):
         """This run less a run of the same row with fewer messages: what
@@ -125,7 +145,7 @@ class Profile:
             for i in (0, 1):
                 self.per[g][i] -= other.per[g][i]
         for mine, theirs in ((self.funcs, other.funcs), (self.modules, other.modules),
-                             (self.calls, other.calls)):
+                             (self.calls, other.calls), (self.ctrs, other.ctrs)):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) - v
         self.iters -= other.iters
@@ -184,6 +204,17 @@ def main():
                   key=lambda m: -max(p.scale(p.modules.get(m, 0)) for p in profs))
     for m in mods[:8]:
         line("  %s" % m, [p.scale(p.modules.get(m, 0)) for p in profs])
+    ctrs = sorted(k for k in set().union(*(p.ctrs for p in profs))
+                  if any(p.ctrs.get(k, 0) for p in profs))
+    if ctrs:
+        print()
+        print("srd0's counters that moved, per message:")
+        print()
+        print("| counter |" + "".join(" %s |" % p.row for p in profs))
+        print("|---" * (len(profs) + 1) + "|")
+        for k in ctrs:
+            print("| %s |" % k + "".join(" %.2f |" % p.scale(p.ctrs.get(k, 0))
+                                         for p in profs))
     print()
     print("Kernel functions, all guests, by %s:" %
           ("the difference" if len(profs) == 2 else "instructions"))

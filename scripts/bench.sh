@@ -38,9 +38,10 @@
 #
 # --profile counts the guests' instructions (a qemu plugin,
 # tools/insn_profile) and snapshots both guests' counts before and after
-# each row's client runs, into DIR/profile/; `scripts/bench-profile.py DIR
-# ROW [BASE_ROW]` then prints the kernel instructions per message of each
-# guest and the functions they went to.  Every row but the multipath and
+# each row's client runs, into DIR/profile/, with srd0's counters and
+# peers beside them; `scripts/bench-profile.py DIR ROW [BASE_ROW]` then
+# prints the kernel instructions per message of each guest, the functions
+# they went to, and the counters that moved per message.  Every row but the multipath and
 # incast ones (their own scripts) is profiled; about 7 MB of snapshots a
 # row: use it with --only.
 #
