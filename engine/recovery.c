@@ -335,13 +335,14 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 
 /*
  * How long the receiver may hold the ACK of a packet flagged ACK_NOW:
- * ack_reply_wait_us while it answers our messages (its last ACK came on
- * an answer: rx.c), else nothing.  Both ends are meant to use the same
- * value.
+ * the reply wait (srd_reply_wait_us()) while it answers our messages (its
+ * last ACK came on an answer: rx.c), else nothing.  Both ends are meant
+ * to use the same ack_reply_wait_us, and see about the same RTT.
  */
 static uint32_t reply_wait_us(const struct srd_peer *peer)
 {
-	return peer->remote_waits ? peer->eng->cfg.ack_reply_wait_us : 0;
+	return peer->remote_waits ?
+	       srd_reply_wait_us(peer, SRD_REPLY_WAIT_RTTS + 1) : 0;
 }
 
 static inline uint64_t tlp_deadline(const struct srd_peer *peer)

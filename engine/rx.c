@@ -150,13 +150,14 @@ bool srd_rx_ack_attach(struct srd_peer *peer, uint64_t now_us,
 }
 
 /*
- * We start a message to the peer.  Within ack_reply_wait_us of its last
- * DATA it is an answer (as TCP's delayed-ACK "pingpong" mode reads it):
- * from now on, the ACK of its messages flagged ACK_NOW waits for ours.
+ * We start a message to the peer.  Within the reply wait
+ * (srd_reply_wait_us()) of its last DATA it is an answer (as TCP's
+ * delayed-ACK "pingpong" mode reads it): from now on, the ACK of its
+ * messages flagged ACK_NOW waits for ours.
  */
 void srd_rx_on_msg_sent(struct srd_peer *peer, uint64_t now_us)
 {
-	uint32_t wait = peer->eng->cfg.ack_reply_wait_us;
+	uint32_t wait = srd_reply_wait_us(peer, SRD_REPLY_WAIT_RTTS);
 
 	if (wait && peer->rcv.valid && now_us - peer->rx_data_us <= wait)
 		peer->interactive = true;
@@ -226,6 +227,7 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 		       uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
+	uint32_t wait = srd_reply_wait_us(peer, SRD_REPLY_WAIT_RTTS);
 	enum srd_rx_data_verdict v;
 	enum srd_rcv_result r;
 	uint8_t reason = 0;
@@ -265,8 +267,9 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 		peer->ack_dup = true;
 		peer->ack_dup_psn = p->psn;
 		if (!peer->ack_for_reply &&
-		    now_us - peer->ack_held_us > cfg->ack_reply_wait_us +
-		    2ull * peer->rtt.srtt_us &&
+		    (!peer->ack_held ||
+		     now_us - peer->ack_held_us > wait +
+		     2ull * peer->rtt.srtt_us) &&
 		    ++peer->ack_ev_dups * SRD_ACK_LOSS_SHARE >=
 		    peer->ack_ev_pkts) {
 			peer->ack_loss_seen = true;
@@ -282,14 +285,15 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	 */
 	if (p->offset == 0 && v == SRD_RXD_PLACED &&
 	    p->opcode != SRD_WOP_READ_RESP && cfg->ack_reply_wait_us &&
-	    now_us - peer->msg_sent_us <=
-	    cfg->ack_reply_wait_us + 2ull * peer->rtt.srtt_us)
+	    peer->msg_sent &&
+	    now_us - peer->msg_sent_us <= wait + 2ull * peer->rtt.srtt_us)
 		peer->remote_waits = true;
 	if (p->flags & SRD_WF_DATA_ACK_NOW) {
 		if (ack_waits_for_reply(peer, p, v, r)) {
 			peer->ack_for_reply = true;
+			peer->ack_held = true;
 			peer->ack_held_us = now_us;
-			peer->ack_due_us = now_us + cfg->ack_reply_wait_us;
+			peer->ack_due_us = now_us + wait;
 		} else {
 			send_ack(peer, now_us, tail_ack_copies(peer, now_us));
 		}

@@ -260,7 +260,8 @@ struct srd_config {
 
 	uint32_t ack_every_pkts;	/* ACK at least every this many in-order packets */
 	uint32_t ack_delay_us;		/* ... or this long after the first unacked one */
-	uint32_t ack_reply_wait_us;	/* a reply's wait for it; 0: ACK at once */
+	/* A reply's least wait for it (3 RTTs, up to 4x); 0: ACK at once. */
+	uint32_t ack_reply_wait_us;
 
 	uint32_t cwnd_init_pkts;
 	/* In 1/256 packets; below 256, pacing spaces the packets. */

@@ -571,6 +571,7 @@ struct srd_peer {
 	 * alone since (rx.c, recovery.c).
 	 */
 	bool remote_waits;
+	bool msg_sent;			/* we started a message, the last at: */
 	uint64_t msg_sent_us;		/* our last new message's first packet */
 	uint32_t tlp_sent;		/* probes sent since then */
 	struct srd_retx *retx;		/* tx_window_pkts */
@@ -601,6 +602,7 @@ struct srd_peer {
 	uint64_t rcv_largest_us;	/* when rcv.largest arrived */
 	uint32_t ack_pending;		/* accepted packets not yet ACKed */
 	bool ack_for_reply;		/* the pending ACK waits for a reply */
+	bool ack_held;			/* one has waited, the last at: */
 	uint64_t ack_held_us;		/* when the last such wait began */
 	/* We answer its messages: its ACK_NOW packets' ACKs wait (rx.c). */
 	bool interactive;
@@ -628,6 +630,32 @@ struct srd_peer {
 static inline uint64_t srd_now(const struct srd_peer *peer)
 {
 	return peer->eng->ops->now_us(peer->eng->os);
+}
+
+/*
+ * How long a receiver that answers holds the ACK of an ACK_NOW packet for
+ * its answer, and so how much longer a sender whose peer answers waits
+ * before a tail probe or an RTO (docs/protocol.md, "Receiver", rule 6):
+ * ack_reply_wait_us, or SRD_REPLY_WAIT_RTTS smoothed RTTs where that is
+ * more, up to SRD_REPLY_WAIT_MAX times ack_reply_wait_us; 0 when the
+ * wait is off.  A sender probes two RTTs after its tail anyway, so a
+ * wait of a few RTTs costs recovery little, and hosts whose RTT swings
+ * by milliseconds (virtual CPUs waiting for the host's) answer late as
+ * often as they deliver late: between TCG guests a 500 us wait ran out,
+ * or the sender probed before the answer came, in a quarter of the
+ * round trips.  Each end computes it from its own smoothed RTT, which
+ * over one path both ways is about the same.
+ */
+#define SRD_REPLY_WAIT_RTTS	3
+#define SRD_REPLY_WAIT_MAX	4
+static inline uint32_t srd_reply_wait_us(const struct srd_peer *peer,
+					 uint32_t rtts)
+{
+	uint64_t w = peer->eng->cfg.ack_reply_wait_us;
+	uint64_t r = (uint64_t)rtts * peer->rtt.srtt_us;
+
+	r = srd_min_u64(r, SRD_REPLY_WAIT_MAX * w);
+	return (uint32_t)srd_max_u64(r, w);
 }
 
 /* peer.c: an event for ops->event; only while tracing is on. */

@@ -428,6 +428,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		(ack_now ? SRD_WF_DATA_ACK_NOW : 0);
 	if (!retx && seg == 0 && m->kind != SRD_MSG_READ_RESP) {
 		srd_rx_on_msg_sent(peer, now_us);
+		peer->msg_sent = true;
 		peer->msg_sent_us = now_us;
 	}
 	hlen = srd_wire_put_msg(hdr, peer, m, psn, off, flags, (uint8_t)path);

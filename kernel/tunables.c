@@ -87,7 +87,7 @@ SRD_TUNABLE(ack_delay_us, uint,
 	    "SRD: longest ACK delay, microseconds (0: engine default)",
 	    SRD_CFG(ack_delay_us), SRD_UNSET(0), .max = U32_MAX);
 SRD_TUNABLE(ack_reply_wait_us, int,
-	    "SRD: how long the ACK of a peer's message waits for our answer to carry it, microseconds; 0: ACK at once (-1: engine default, 500)",
+	    "SRD: how long the ACK of a peer's message waits for our answer to carry it, microseconds, or three RTTs up to 4 times this; 0: ACK at once (-1: engine default, 500)",
 	    SRD_CFG(ack_reply_wait_us), SRD_UNSET(-1), .min = -1, .max = INT_MAX,
 	    .v.s = -1);
 SRD_TUNABLE(cc_target_queue_us, uint,

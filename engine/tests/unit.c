@@ -3190,6 +3190,99 @@ static void test_acks_ride_on_answers(void)
 	pair_free(pr);
 }
 
+/*
+ * Node 0 sends a message over a path of smoothed RTT @srtt_us (both ends'
+ * estimate, set); node 1 answers it @late_us after it arrived.  The
+ * packets themselves still take 5 us.
+ */
+static void late_answer(struct pair *pr, uint32_t srtt_us, uint64_t late_us,
+			uint32_t imm)
+{
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct pp_stats st = { 0 };
+	int nrx = b->nrx, done = a->sends_done[SRD_COMP_OK];
+	uint64_t answer_at;
+
+	a->peer->rtt.srtt_us = srtt_us;
+	b->peer->rtt.srtt_us = srtt_us;
+	send_one(pr, 0, 64, imm, 7);
+	while (b->nrx == nrx || !b->rx[nrx].done)
+		if (!pp_step(pr, &st, no_drop, NULL))
+			break;
+	answer_at = pr->now + late_us;
+	pair_run(pr, answer_at, false, no_drop, NULL);
+	if (pr->now < answer_at)
+		pr->now = answer_at;
+	send_one(pr, 1, 64, imm + 1, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(b->nrx == nrx + 1 && a->sends_done[SRD_COMP_OK] == done + 1,
+	      "message %u delivered and complete", imm);
+}
+
+/*
+ * The reply wait follows the RTT (srd_reply_wait_us()): over a path of
+ * 600 us the receiver holds an ACK 1800 us for its answer, and the
+ * sender allows for it before it probes; over a fast path the same
+ * answer, 1500 us late, finds the 500 us wait run out.
+ */
+static void test_reply_wait_follows_rtt(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct pp_stats st = { 0 };
+	uint64_t pig, vain;
+
+	CHECK(c.ack_reply_wait_us == 500, "the default wait: %u us",
+	      c.ack_reply_wait_us);
+	pingpong(pr, 3, 64, &st, no_drop, NULL);
+	CHECK(b->peer->interactive && a->peer->remote_waits,
+	      "an exchange of answers");
+	pig = ectr(b->eng)->acks_piggybacked;
+	vain = ectr(b->eng)->ack_reply_timeouts;
+	b->peer->rtt.srtt_us = 600;
+	CHECK(srd_reply_wait_us(b->peer, SRD_REPLY_WAIT_RTTS) == 1800,
+	      "three RTTs of 600 us: %u us",
+	      srd_reply_wait_us(b->peer, SRD_REPLY_WAIT_RTTS));
+	late_answer(pr, 600, 1500, 50);
+	CHECK(ectr(b->eng)->ack_reply_timeouts == vain &&
+	      ectr(b->eng)->acks_piggybacked == pig + 1,
+	      "slow path: the ACK rode on the late answer (%llu waits in vain, %llu on answers)",
+	      (unsigned long long)(ectr(b->eng)->ack_reply_timeouts - vain),
+	      (unsigned long long)(ectr(b->eng)->acks_piggybacked - pig));
+	CHECK(ectr(a->eng)->tail_probes == 0 && ectr(a->eng)->rto_expired == 0,
+	      "slow path: the sender waited for it: %llu probes, %llu RTOs",
+	      (unsigned long long)ectr(a->eng)->tail_probes,
+	      (unsigned long long)ectr(a->eng)->rto_expired);
+
+	late_answer(pr, 10, 1500, 60);
+	CHECK(ectr(b->eng)->ack_reply_timeouts == vain + 1,
+	      "fast path: the 500 us wait ran out (%llu)",
+	      (unsigned long long)(ectr(b->eng)->ack_reply_timeouts - vain));
+	CHECK(ectr(a->eng)->tail_probes == 0 && ectr(a->eng)->rto_expired == 0,
+	      "fast path: the ACK came before any probe: %llu probes, %llu RTOs",
+	      (unsigned long long)ectr(a->eng)->tail_probes,
+	      (unsigned long long)ectr(a->eng)->rto_expired);
+	pair_free(pr);
+
+	/* The wait grows to SRD_REPLY_WAIT_MAX times the setting, no more. */
+	pr = pair_new(&c);
+	pr->n[1]->peer->rtt.srtt_us = 100000;
+	CHECK(srd_reply_wait_us(pr->n[1]->peer, SRD_REPLY_WAIT_RTTS) ==
+	      SRD_REPLY_WAIT_MAX * c.ack_reply_wait_us, "capped: %u us",
+	      srd_reply_wait_us(pr->n[1]->peer, SRD_REPLY_WAIT_RTTS));
+	pr->n[1]->peer->rtt.srtt_us = 0;
+	CHECK(srd_reply_wait_us(pr->n[1]->peer, SRD_REPLY_WAIT_RTTS) ==
+	      c.ack_reply_wait_us, "no RTT yet: the setting");
+	pair_free(pr);
+	c.ack_reply_wait_us = 0;
+	pr = pair_new(&c);
+	pr->n[1]->peer->rtt.srtt_us = 600;
+	CHECK(srd_reply_wait_us(pr->n[1]->peer, SRD_REPLY_WAIT_RTTS) == 0,
+	      "off stays off");
+	pair_free(pr);
+}
+
 /* Lose the DATA packets that carry an ACK block to node @arg, once each. */
 static bool drop_blocks_once(struct pair *pr, struct qpkt *q, void *arg)
 {
@@ -3679,6 +3772,7 @@ static const struct test tests[] = {
 	{ "tail_ack_copies_on_loss_not_lateness", test_tail_ack_copies },
 	{ "ack_now_ends_a_burst", test_ack_now_ends_a_burst },
 	{ "acks_ride_on_answers", test_acks_ride_on_answers },
+	{ "reply_wait_follows_rtt", test_reply_wait_follows_rtt },
 	{ "lost_answer_loses_no_ack", test_lost_answer_loses_no_ack },
 	{ "read_response_carries_ack", test_read_response_carries_ack },
 	{ "outage_300ms_within_budget", test_outage_300ms_within_budget },
