@@ -6,9 +6,13 @@
 # table.md, which it also prints.
 #
 #   bench-table.py [--check] DIR
+#   bench-table.py --targets DIR...
 #
 # --check (bench.sh --quick): exit 1 when a row that should have a number
 # has none.  The figures themselves are never judged.
+#
+# --targets: issue 17's targets in each run's results.json (written by the
+# first form), a column per run, and in how many runs each was met.
 #
 # Units: MB are 10^6 bytes (perftest's "MB/sec" are MiB/s and are
 # converted); latencies are one-way (half the round trip, as all three
@@ -318,6 +322,28 @@ def cell(rec, fn):
     return fn(rec["metrics"])
 
 
+def engine_best(text):
+    """The best of each (kind, copy)'s runs in engine.txt (bench.sh
+    repeats the sends), and how many runs each had."""
+    best, runs = {}, {}
+    for l in text.splitlines():
+        kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
+        key = (kv.get("kind"), kv.get("copy"))
+        runs[key] = runs.get(key, 0) + 1
+        if num(kv.get("pkts_per_s")) and (
+                key not in best or num(kv["pkts_per_s"]) > num(best[key]["pkts_per_s"])):
+            best[key] = kv
+    return best, runs
+
+
+def engine_ns(best):
+    """ns a packet of the best sends, copy=0 and copy=1, or None."""
+    c0, c1 = best.get(("send", "0")), best.get(("send", "1"))
+    if not c0 or not c1:
+        return None
+    return 1e9 / num(c0["pkts_per_s"]), 1e9 / num(c1["pkts_per_s"])
+
+
 def lat_cell(m):
     return "%s / %s / %s" % (fmt(m.get("p50_us")), fmt(m.get("p99_us")), fmt(m.get("p999_us")))
 
@@ -596,15 +622,7 @@ def table(dirname, recs, params, machine):
       "the kernel's slab recycles skbs." % "65536")
     w("")
     if eng:
-        # The best of each kind's runs (bench.sh repeats the sends).
-        best, runs = {}, {}
-        for l in eng.splitlines():
-            kv = dict(x.split("=", 1) for x in l.split()[1:] if "=" in x)
-            key = (kv.get("kind"), kv.get("copy"))
-            runs[key] = runs.get(key, 0) + 1
-            if num(kv.get("pkts_per_s")) and (
-                    key not in best or num(kv["pkts_per_s"]) > num(best[key]["pkts_per_s"])):
-                best[key] = kv
+        best, runs = engine_best(eng)
         w("| Run | packets/s | DATA packets/s | MB/s |")
         w("|---|---|---|---|")
         for key, kv in best.items():
@@ -613,10 +631,9 @@ def table(dirname, recs, params, machine):
                 fmt(num(kv.get("pkts_per_s")) / 1e6, 2) + " M",
                 fmt(num(kv.get("data_pkts_per_s")) and num(kv.get("data_pkts_per_s")) / 1e6, 2) + " M",
                 fmt(num(kv.get("MB_per_s")))))
-        c0, c1 = best.get(("send", "0")), best.get(("send", "1"))
-        if c0 and c1:
-            ns0 = 1e9 / num(c0["pkts_per_s"])
-            ns1 = 1e9 / num(c1["pkts_per_s"])
+        ns = engine_ns(best)
+        if ns:
+            ns0, ns1 = ns
             w("")
             w("A packet costs the engine %.0f ns (copy=0); the two copies add %.0f ns "
               "(copy=1 less copy=0): the engine / the copies %s." % (
@@ -782,6 +799,97 @@ def incast_table(w, by, params):
     w("")
 
 
+def target_rows(d):
+    """Issue 17's targets in the run in @d (its results.json, engine.txt):
+    a list of (target, ratio or None, its figures, met or None)."""
+    with open(os.path.join(d, "results.json")) as f:
+        res = json.load(f)
+    by = {r["id"]: r for r in res["records"]}
+    params = res["params"]
+
+    def val(rid, key="MBps"):
+        r = by.get(rid)
+        return r["metrics"].get(key) if r and r["status"] == "ok" else None
+
+    def div(a, b):
+        return None if a is None or b is None or b == 0 else a / b
+
+    rows = []
+
+    def row(name, a, b, goal, unit="", lo=None):
+        """a / b, "met" when it is at most (lo None) or at least (lo
+        True) goal."""
+        r = div(a, b)
+        figs = "%s / %s%s" % (fmt(a), fmt(b), unit) if r is not None else "no figure"
+        ok = None if r is None else (r >= goal if lo else r <= goal)
+        rows.append((name, r, figs, ok))
+
+    efa, rc, ud = ("%s-lat-64" % t for t in ("srd-efa", "rxe-rc", "srd-ud"))
+    row("`ib_send_lat -c SRD` p50 ≤ 1.0× `-c RC` on rxe",
+        val(efa, "p50_us"), val(rc, "p50_us"), 1.0, " µs")
+    row("the same ≤ 1.3× softsrd UD's p50", val(efa, "p50_us"), val(ud, "p50_us"), 1.3, " µs")
+    row("its p99 no worse than rxe RC's", val(efa, "p99_us"), val(rc, "p99_us"), 1.0, " µs")
+    rc50 = val(rc, "p50_us")
+    row("64 B RDMA write round trip ≤ 1.0× rxe RC's send round trip",
+        val("srd-write-lat-64", "p50_us"), rc50 and 2 * rc50, 1.0, " µs")
+    for s, goal in (("1048576", 0.9), ("65536", 0.7)):
+        row("SRD send ≥ %.1f× raw UDP at %s" % (goal, size_name(s)),
+            val("srd-bw-" + s), val("udp_bw"), goal, " MB/s", lo=True)
+    for op in ("write", "read"):
+        for s in ("65536", "1048576"):
+            row("RDMA %s ≥ send at %s" % (op, size_name(s)),
+                val("srd-%s-bw-%s" % (op, s)), val("srd-bw-" + s), 1.0, " MB/s", lo=True)
+    qps = params.get("SCALE_QPS", "").split()
+    if "256" in qps:
+        row("256 QPs ≥ 0.9× 1 QP", val("srd-scale-256"), val("srd-scale-" + qps[0]),
+            0.9, " MB/s", lo=True)
+    mbit = params.get("INCAST_MBIT")
+    if mbit:
+        inc = {}
+        for proto in ("srd", "tcp"):
+            ms = [by.get("incast-%s-%d" % (proto, i)) for i in range(1, INCAST_N + 1)]
+            if all(m and m["status"] == "ok" for m in ms):
+                inc[proto] = [m["metrics"] for m in ms]
+        cap = float(mbit) / 8
+        srd = inc.get("srd")
+        row("incast: aggregate ≥ 0.9× the bottleneck",
+            srd and sum(m["MBps"] for m in srd), cap, 0.9, " MB/s", lo=True)
+        j = srd and jain([m["MBps"] for m in srd])
+        rows.append(("incast: Jain's index ≥ 0.95", j, "%.3f" % j if j else "no figure",
+                     None if j is None else j >= 0.95))
+
+        def p99(proto):
+            ms = inc.get(proto)
+            if not ms or any(m.get("p99_us") is None for m in ms):
+                return None
+            return max(m["p99_us"] for m in ms) / 1000
+
+        row("incast: SRD p99 ≤ 0.5× TCP's", p99("srd"), p99("tcp"), 0.5, " ms")
+    ns = engine_ns(engine_best(read_text(os.path.join(d, "engine.txt")))[0])
+    row("engine ≤ 0.5× the two copies", ns and ns[0], ns and ns[1] - ns[0], 0.5, " ns")
+    return res["machine"], rows
+
+
+def targets(dirs):
+    """bench-table.py --targets DIR...: one column per run."""
+    runs = [target_rows(d) for d in dirs]
+    out = []
+    w = out.append
+    w("| Target | %s | met |" % " | ".join(
+        "%s (%s)" % (m.get("date", "?"), m.get("commit", "?")) for m, _ in runs))
+    w("|---|%s---|" % ("---|" * len(runs)))
+    for i, (name, _, _, _) in enumerate(runs[0][1]):
+        cells, met, seen = [], 0, 0
+        for _, rows in runs:
+            _, r, figs, ok = rows[i]
+            cells.append("—" if r is None else "%.2f (%s)" % (r, figs))
+            met += bool(ok)
+            seen += ok is not None
+        w("| %s | %s | %s |" % (name, " | ".join(cells),
+                                "%d of %d" % (met, seen) if seen else "no figure"))
+    return "\n".join(out)
+
+
 def expected_ids(params):
     """The rows a run must report, and those allowed to fail (rxe RC
     under loss may stall or abort: that is its result)."""
@@ -812,10 +920,13 @@ def expected_ids(params):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--targets"] and len(args) > 1:
+        print(targets(args[1:]))
+        return
     check = "--check" in args
     args = [a for a in args if a != "--check"]
     if len(args) != 1:
-        sys.exit("usage: bench-table.py [--check] DIR")
+        sys.exit("usage: bench-table.py [--check] DIR | --targets DIR...")
     d = os.path.abspath(args[0])
     params = read_kv(os.path.join(d, "params"))
     machine = read_kv(os.path.join(d, "machine"))

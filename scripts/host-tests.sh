@@ -459,6 +459,41 @@ test_vm_fails_when_every_boot_has_a_kernel_problem() {
 		! grep -q '^ran' <<<"$out" || { echo "# rc=$rc: $out" | head -20; return 1; }
 }
 
+# bench-table.py --targets: issue 17's ratios of each run, from its
+# results.json and engine.txt, and in how many runs each target was met.
+t test_bench_targets_table
+test_bench_targets_table() {
+	local out r
+	for r in 1 2; do
+		mkdir -p "$tmp/run$r"
+		python3 - "$tmp/run$r" "$r" <<-'PY' || return 1
+		import json, sys
+		d, r = sys.argv[1], int(sys.argv[2])
+		def rec(i, **m):
+		    return {"id": i, "status": "ok", "metrics": m}
+		recs = [rec("srd-efa-lat-64", p50_us=200.0 if r == 1 else 500.0, p99_us=900.0),
+		        rec("rxe-rc-lat-64", p50_us=400.0, p99_us=1000.0),
+		        rec("srd-ud-lat-64", p50_us=160.0, p99_us=800.0),
+		        rec("udp_bw", MBps=40.0), rec("srd-bw-1048576", MBps=38.0)]
+		json.dump({"machine": {"date": "run%d" % r, "commit": "c%d" % r},
+		           "params": {}, "records": recs}, open(d + "/results.json", "w"))
+		with open(d + "/engine.txt", "w") as f:
+		    f.write("engine_bench: kind=send copy=0 pkts_per_s=20000000\n")
+		    f.write("engine_bench: kind=send copy=1 pkts_per_s=10000000\n")
+		    f.write("engine_bench: kind=send copy=0 pkts_per_s=10000000\n")
+		PY
+	done
+	out=$(python3 "$TOP/scripts/bench-table.py" --targets "$tmp/run1" "$tmp/run2") || return 1
+	awk '{ print "# " $0 }' <<<"$out"
+	# shellcheck disable=SC2016 # the backquotes are the table's own
+	grep -qF '| `ib_send_lat -c SRD` p50 ≤ 1.0× `-c RC` on rxe | 0.50 (200 / 400 µs) | 1.25 (500 / 400 µs) | 1 of 2 |' <<<"$out" &&
+		grep -qF '| the same ≤ 1.3× softsrd UD'"'"'s p50 | 1.25 (200 / 160 µs) | 3.12 (500 / 160 µs) | 1 of 2 |' <<<"$out" &&
+		grep -qF '| SRD send ≥ 0.9× raw UDP at 1 MiB | 0.95 (38.0 / 40.0 MB/s) | 0.95 (38.0 / 40.0 MB/s) | 2 of 2 |' <<<"$out" &&
+		grep -qF '| RDMA read ≥ send at 64 KiB | — | — | no figure |' <<<"$out" &&
+		grep -qF '| engine ≤ 0.5× the two copies | 1.00 (50.0 / 50.0 ns) | 1.00 (50.0 / 50.0 ns) | 0 of 2 |' <<<"$out" &&
+		grep -qF '| Target | run1 (c1) | run2 (c2) | met |' <<<"$out"
+}
+
 # bench.sh --profile's instruction counts (tools/insn_profile, read by
 # bench-profile.py) name the functions that ran and count their calls:
 # N one-byte reads of /dev/zero are N calls of read_zero and of write_null.
