@@ -322,6 +322,28 @@ def cell(rec, fn):
     return fn(rec["metrics"])
 
 
+def metric(by, rid, key="MBps"):
+    """Figure @key of measurement @rid, if it ran and has one."""
+    r = by.get(rid)
+    return r["metrics"].get(key) if r and r["status"] == "ok" else None
+
+
+def incast_senders(by, proto):
+    """bench-incast.sh: each sender's record, and their metrics if all
+    four have a figure, else None."""
+    recs = [by.get("incast-%s-%d" % (proto, i)) for i in range(1, INCAST_N + 1)]
+    if all(r and r["status"] == "ok" for r in recs):
+        return recs, [r["metrics"] for r in recs]
+    return recs, None
+
+
+def worst_p99(ms):
+    """The worst sender's p99 (µs) of incast_senders()'s metrics, or None."""
+    if not ms or any(m.get("p99_us") is None for m in ms):
+        return None
+    return max(m["p99_us"] for m in ms)
+
+
 def engine_best(text):
     """The best of each (kind, copy)'s runs in engine.txt (bench.sh
     repeats the sends), and how many runs each had."""
@@ -547,8 +569,7 @@ def table(dirname, recs, params, machine):
     w("")
 
     def val(rid, key="MBps"):
-        r = by.get(rid)
-        return r["metrics"].get(key) if r and r["status"] == "ok" else None
+        return metric(by, rid, key)
 
     w("## Ratios (this run)")
     w("")
@@ -776,17 +797,15 @@ def incast_table(w, by, params):
     w("|---|---|---|---|---|---|")
     p99 = {}
     for proto, name in (("srd", "softsrd SRD (srd_perf)"), ("tcp", "TCP (sockperf)")):
-        recs = [by.get("incast-%s-%d" % (proto, i)) for i in range(1, INCAST_N + 1)]
-        ok = [r for r in recs if r and r["status"] == "ok"]
-        if len(ok) != INCAST_N:
+        recs, ms = incast_senders(by, proto)
+        if ms is None:
             why = next((why_not(r) if r else "not run" for r in recs
                         if not r or r["status"] != "ok"), "not run")
             w("| %s | %s | — | — | — | — |" % (name, why))
             continue
-        bw = [r["metrics"]["MBps"] for r in ok]
-        p50 = [r["metrics"].get("p50_us") for r in ok]
-        p99s = [r["metrics"].get("p99_us") for r in ok]
-        p99[proto] = max(p99s) if None not in p99s else None
+        bw = [m["MBps"] for m in ms]
+        p50 = [m.get("p50_us") for m in ms]
+        p99[proto] = worst_p99(ms)
         w("| %s | %s | %s | %s | %s | %s |" % (
             name, " / ".join(fmt(x) for x in bw), fmt(sum(bw)), ratio(sum(bw), cap),
             "%.3f" % jain(bw) if jain(bw) is not None else "—",
@@ -808,8 +827,7 @@ def target_rows(d):
     params = res["params"]
 
     def val(rid, key="MBps"):
-        r = by.get(rid)
-        return r["metrics"].get(key) if r and r["status"] == "ok" else None
+        return metric(by, rid, key)
 
     def div(a, b):
         return None if a is None or b is None or b == 0 else a / b
@@ -845,26 +863,15 @@ def target_rows(d):
             0.9, " MB/s", lo=True)
     mbit = params.get("INCAST_MBIT")
     if mbit:
-        inc = {}
-        for proto in ("srd", "tcp"):
-            ms = [by.get("incast-%s-%d" % (proto, i)) for i in range(1, INCAST_N + 1)]
-            if all(m and m["status"] == "ok" for m in ms):
-                inc[proto] = [m["metrics"] for m in ms]
+        srd, tcp = (incast_senders(by, proto)[1] for proto in ("srd", "tcp"))
         cap = float(mbit) / 8
-        srd = inc.get("srd")
         row("incast: aggregate ≥ 0.9× the bottleneck",
             srd and sum(m["MBps"] for m in srd), cap, 0.9, " MB/s", lo=True)
         j = srd and jain([m["MBps"] for m in srd])
         rows.append(("incast: Jain's index ≥ 0.95", j, "%.3f" % j if j else "no figure",
                      None if j is None else j >= 0.95))
-
-        def p99(proto):
-            ms = inc.get(proto)
-            if not ms or any(m.get("p99_us") is None for m in ms):
-                return None
-            return max(m["p99_us"] for m in ms) / 1000
-
-        row("incast: SRD p99 ≤ 0.5× TCP's", p99("srd"), p99("tcp"), 0.5, " ms")
+        ms = [worst_p99(x) for x in (srd, tcp)]
+        row("incast: SRD p99 ≤ 0.5× TCP's", *[x and x / 1000 for x in ms], 0.5, " ms")
     ns = engine_ns(engine_best(read_text(os.path.join(d, "engine.txt")))[0])
     row("engine ≤ 0.5× the two copies", ns and ns[0], ns and ns[1] - ns[0], 0.5, " ns")
     return res["machine"], rows
