@@ -821,8 +821,12 @@ def incast_table(w, by, params):
 def target_rows(d):
     """Issue 17's targets in the run in @d (its results.json, engine.txt):
     a list of (target, ratio or None, its figures, met or None)."""
-    with open(os.path.join(d, "results.json")) as f:
-        res = json.load(f)
+    try:
+        with open(os.path.join(d, "results.json")) as f:
+            res = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("bench-table.py: %s: no readable results.json (%s); "
+                 "bench-table.py %s writes it" % (d, e, d))
     by = {r["id"]: r for r in res["records"]}
     params = res["params"]
 
@@ -880,15 +884,21 @@ def target_rows(d):
 def targets(dirs):
     """bench-table.py --targets DIR...: one column per run."""
     runs = [target_rows(d) for d in dirs]
+    # A run may lack some targets (no incast or 256 QPs in its params):
+    # rows by name, in the order of the first run that has each.
+    names = []
+    for _, rows in runs:
+        names += [r[0] for r in rows if r[0] not in names]
     out = []
     w = out.append
     w("| Target | %s | met |" % " | ".join(
         "%s (%s)" % (m.get("date", "?"), m.get("commit", "?")) for m, _ in runs))
     w("|---|%s---|" % ("---|" * len(runs)))
-    for i, (name, _, _, _) in enumerate(runs[0][1]):
+    for name in names:
         cells, met, seen = [], 0, 0
         for _, rows in runs:
-            _, r, figs, ok = rows[i]
+            _, r, figs, ok = next((x for x in rows if x[0] == name),
+                                  (name, None, "", None))
             cells.append("—" if r is None else "%.2f (%s)" % (r, figs))
             met += bool(ok)
             seen += ok is not None
@@ -927,7 +937,9 @@ def expected_ids(params):
 
 def main():
     args = sys.argv[1:]
-    if args[:1] == ["--targets"] and len(args) > 1:
+    if args[:1] == ["--targets"]:
+        if len(args) < 2:
+            sys.exit("usage: bench-table.py --targets DIR...")
         print(targets(args[1:]))
         return
     check = "--check" in args

@@ -475,8 +475,12 @@ test_bench_targets_table() {
 		        rec("rxe-rc-lat-64", p50_us=400.0, p99_us=1000.0),
 		        rec("srd-ud-lat-64", p50_us=160.0, p99_us=800.0),
 		        rec("udp_bw", MBps=40.0), rec("srd-bw-1048576", MBps=38.0)]
+		# Only the second run has many QPs: a target the first lacks.
+		params = {"SCALE_QPS": "1 256"} if r == 2 else {}
+		if r == 2:
+		    recs += [rec("srd-scale-1", MBps=20.0), rec("srd-scale-256", MBps=18.0)]
 		json.dump({"machine": {"date": "run%d" % r, "commit": "c%d" % r},
-		           "params": {}, "records": recs}, open(d + "/results.json", "w"))
+		           "params": params, "records": recs}, open(d + "/results.json", "w"))
 		with open(d + "/engine.txt", "w") as f:
 		    f.write("engine_bench: kind=send copy=0 pkts_per_s=20000000\n")
 		    f.write("engine_bench: kind=send copy=1 pkts_per_s=10000000\n")
@@ -491,7 +495,14 @@ test_bench_targets_table() {
 		grep -qF '| SRD send ≥ 0.9× raw UDP at 1 MiB | 0.95 (38.0 / 40.0 MB/s) | 0.95 (38.0 / 40.0 MB/s) | 2 of 2 |' <<<"$out" &&
 		grep -qF '| RDMA read ≥ send at 64 KiB | — | — | no figure |' <<<"$out" &&
 		grep -qF '| engine ≤ 0.5× the two copies | 1.00 (50.0 / 50.0 ns) | 1.00 (50.0 / 50.0 ns) | 0 of 2 |' <<<"$out" &&
-		grep -qF '| Target | run1 (c1) | run2 (c2) | met |' <<<"$out"
+		grep -qF '| 256 QPs ≥ 0.9× 1 QP | — | 0.90 (18.0 / 20.0 MB/s) | 1 of 1 |' <<<"$out" &&
+		grep -qF '| Target | run1 (c1) | run2 (c2) | met |' <<<"$out" || return 1
+	# No run, or a directory without results.json: a message, not a traceback.
+	out=$(python3 "$TOP/scripts/bench-table.py" --targets 2>&1) && return 1
+	[[ "$out" == "usage: "* ]] || { echo "# $out"; return 1; }
+	out=$(python3 "$TOP/scripts/bench-table.py" --targets "$tmp/run1" "$tmp" 2>&1) && return 1
+	[[ "$out" == *"no readable results.json"* && "$out" != *Traceback* ]] ||
+		{ echo "# $out"; return 1; }
 }
 
 # bench.sh --profile's instruction counts (tools/insn_profile, read by
