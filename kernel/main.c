@@ -25,9 +25,12 @@ static int __init srd_init(void)
 	err = srd_mr_init();
 	if (err)
 		goto err_wq;
-	err = srd_socket_init();
+	err = srd_txbuf_init();
 	if (err)
 		goto err_mr;
+	err = srd_socket_init();
+	if (err)
+		goto err_txbuf;
 	srd_debugfs_init();
 	srd_counters_init();
 	err = srd_bus_init();
@@ -50,6 +53,8 @@ err_bus:
 err_socket:
 	srd_debugfs_exit();
 	srd_socket_exit();
+err_txbuf:
+	srd_txbuf_exit();
 err_mr:
 	srd_mr_exit();
 err_wq:
@@ -67,6 +72,7 @@ static void __exit srd_exit(void)
 	srd_bus_exit();
 	srd_debugfs_exit();
 	srd_socket_exit();
+	srd_txbuf_exit();
 	srd_mr_exit();
 	destroy_workqueue(srd_wq);
 	pr_info("rdma_srd: unloaded\n");

@@ -239,23 +239,6 @@ int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,
 }
 
 /*
- * An skb for a datagram of @len bytes (softsrd header and payload), with
- * room in front for any link-layer, IP and UDP header; NULL if memory is
- * short.
- */
-struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp)
-{
-	const u32 headroom = LL_MAX_HEADER + sizeof(struct ipv6hdr) +
-			     sizeof(struct udphdr);
-	struct sk_buff *skb;
-
-	skb = alloc_skb(headroom + len, gfp);
-	if (skb)
-		skb_reserve(skb, headroom);
-	return skb;
-}
-
-/*
  * Send @skb, whose data is the SRD header and payload, from @sgid to
  * @dgid.  Consumes the skb.  Returns 0 once IP has it, or an errno.
  */

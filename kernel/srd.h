@@ -582,13 +582,17 @@ void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 /* socket.c */
 int srd_net_get(struct net *net, struct srd_net **snetp);
 void srd_net_put(struct srd_net *snet);
-struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp);
 int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port);
 int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,
 		    const union ib_gid *dgid);
 int srd_socket_init(void);
 void srd_socket_exit(void);
+
+/* txbuf.c */
+struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp);
+int srd_txbuf_init(void);
+void srd_txbuf_exit(void);
 
 /* counters.c */
 void srd_counters_init(void);
