@@ -3,7 +3,7 @@
 """Where a benchmark row's guest instructions went (scripts/bench.sh --profile).
 
     scripts/bench-profile.py [--top N] [--minus DIR2] [--messages N]
-                             DIR ROW [BASE_ROW]
+                             [--guest NAME] DIR ROW [BASE_ROW]
 
 For ROW, and BASE_ROW beside it, prints each guest's instructions per
 message: kernel and user space, the kernel's by module, and the kernel
@@ -24,6 +24,10 @@ packets, ACKs, probes and timeouts behind the instructions.
 --minus DIR2 subtracts a second run of the same rows with fewer messages
 (bench.sh --lat-iters): the difference is what the extra messages cost,
 without the setup and teardown that each run pays once.
+
+--guest NAME (server or client) counts that guest alone: the sender's
+and the receiver's costs of a bulk row apart, where the sum hides which
+side does the work.
 """
 
 import argparse
@@ -83,15 +87,20 @@ def iterations(dirname, row):
     return int(m.group(1)) if m else None
 
 
-def guests(dirname):
+def guests(dirname, only=None):
     """The guests that were profiled: those whose symbols were kept
-    (bench-guest.sh: server and client)."""
+    (bench-guest.sh: server and client); only @only if given."""
     names = sorted((os.path.basename(p)[len("kallsyms-"):]
                     for p in glob.glob(os.path.join(dirname, "profile", "kallsyms-*"))),
                    key=lambda g: (g != "server", g))
     if not names:
         sys.exit("bench-profile: no %s/profile/kallsyms-*: was the run made with --profile?" %
                  dirname)
+    if only is not None:
+        if only not in names:
+            sys.exit("bench-profile: no guest %s in %s (profiled: %s)" %
+                     (only, dirname, ", ".join(names)))
+        names = [only]
     return names
 
 
@@ -99,10 +108,10 @@ class Profile:
     """A row's kernel instructions by function and module, per guest's
     kernel and user totals, over its messages (iters)."""
 
-    def __init__(self, dirname, row, messages=None):
+    def __init__(self, dirname, row, messages=None, guest=None):
         self.row = row
         self.iters = messages or iterations(dirname, row)
-        self.guests = guests(dirname)
+        self.guests = guests(dirname, guest)
         self.per = {}       # guest -> [kernel total, user total]
         self.funcs = {}     # "name [module]" -> instructions, both guests
         self.modules = {}   # module -> instructions, both guests
@@ -165,16 +174,17 @@ def main():
     ap.add_argument("--minus", metavar="DIR2")
     ap.add_argument("--messages", type=int, metavar="N",
                     help="the row's message count, when its command has no -n")
+    ap.add_argument("--guest", metavar="NAME", help="count this guest alone")
     ap.add_argument("dir")
     ap.add_argument("row")
     ap.add_argument("base", nargs="?")
     a = ap.parse_args()
     try:
         rows = [a.row] + ([a.base] if a.base else [])
-        profs = [Profile(a.dir, r, a.messages) for r in rows]
+        profs = [Profile(a.dir, r, a.messages, a.guest) for r in rows]
         if a.minus:
             for p, r in zip(profs, rows):
-                p.minus(Profile(a.minus, r))
+                p.minus(Profile(a.minus, r, guest=a.guest))
     except OSError as e:
         sys.exit("bench-profile: %s (was the run made with --profile, and did the row run?)" % e)
     unit = "per message" if all(p.iters for p in profs) else "in all (no -n found)"
@@ -216,8 +226,9 @@ def main():
             print("| %s |" % k + "".join(" %.2f |" % p.scale(p.ctrs.get(k, 0))
                                          for p in profs))
     print()
-    print("Kernel functions, all guests, by %s:" %
-          ("the difference" if len(profs) == 2 else "instructions"))
+    print("Kernel functions, %s, by %s:" %
+          ("all guests" if len(gs) > 1 else "guest " + gs[0],
+           "the difference" if len(profs) == 2 else "instructions"))
     print()
     print("| function |" + "".join(" %s |" % p.row for p in profs) +
           (" difference |" if len(profs) == 2 else "") +

@@ -534,6 +534,34 @@ test_insn_profile_counts_a_guest_workload() {
 	done
 }
 
+t test_bench_profile_one_guest
+# bench-profile.py --guest: one guest's instructions alone, from two
+# made-up guests whose kernels ran different functions; a guest that was
+# not profiled is an error.
+test_bench_profile_one_guest() {
+	local d=$tmp/profile-guests out g
+	mkdir -p "$d/profile" "$d/raw"
+	echo "ib_send_bw -n 10" >"$d/raw/r.client.txt"
+	for g in server client; do
+		printf 'ffffffff81000000 T %s_work\nffffffff81001000 T %s_end\n' "$g" "$g" \
+			>"$d/profile/kallsyms-$g"
+		printf 'ffffffff81000000 100 10\nuser 50 0\nlost 0 0\n' >"$d/profile/$g-r.0.txt"
+	done
+	printf 'ffffffff81000000 600 20\nuser 250 0\nlost 0 0\n' >"$d/profile/server-r.1.txt"
+	printf 'ffffffff81000000 300 30\nuser 70 0\nlost 0 0\n' >"$d/profile/client-r.1.txt"
+	out=$(python3 "$TOP/scripts/bench-profile.py" --guest client "$d" r) || return 1
+	echo "$out"
+	echo "$out" | grep -q '^| client kernel | 20.0 |$' || { echo "# client kernel: not 200 / 10"; return 1; }
+	echo "$out" | grep -q '^| client user | 2.0 |$' || { echo "# client user: not 20 / 10"; return 1; }
+	echo "$out" | grep -q '^| client_work | 20.0 | 2.00 |$' || { echo "# client_work: not 20.0, 2 calls"; return 1; }
+	echo "$out" | grep -q server && { echo "# the server counted"; return 1; }
+	out=$(python3 "$TOP/scripts/bench-profile.py" "$d" r) || return 1
+	echo "$out" | grep -q '^| all kernels | 70.0 |$' || { echo "# both guests: not 700 / 10"; return 1; }
+	out=$(python3 "$TOP/scripts/bench-profile.py" --guest nosuch "$d" r 2>&1) && return 1
+	echo "# $out"
+	echo "$out" | grep -q 'no guest nosuch' || return 1
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc
