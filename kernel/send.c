@@ -101,7 +101,7 @@ static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
 		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
 
-	skb = srd_xmit_alloc(SRD_HDR_UD_BYTES + len, GFP_KERNEL);
+	skb = srd_xmit_alloc(sdev, SRD_HDR_UD_BYTES + len, GFP_KERNEL);
 	if (!skb)
 		return srd_sq_fail_wqe(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
 

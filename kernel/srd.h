@@ -590,7 +590,7 @@ int srd_socket_init(void);
 void srd_socket_exit(void);
 
 /* txbuf.c */
-struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp);
+struct sk_buff *srd_xmit_alloc(struct srd_dev *sdev, u32 len, gfp_t gfp);
 int srd_txbuf_init(void);
 void srd_txbuf_exit(void);
 

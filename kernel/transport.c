@@ -193,7 +193,7 @@ static int srd_os_transmit(void *os, void *peer_os,
 	struct sk_buff *skb;
 	int err;
 
-	skb = srd_xmit_alloc(d->hdr_len + d->payload_len,
+	skb = srd_xmit_alloc(sdev, d->hdr_len + d->payload_len,
 			     GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
@@ -522,7 +522,7 @@ static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
 {
 	struct sk_buff *skb;
 
-	skb = srd_xmit_alloc(len, GFP_ATOMIC | __GFP_NOWARN);
+	skb = srd_xmit_alloc(sdev, len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
 		return;

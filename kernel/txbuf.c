@@ -77,17 +77,20 @@ static struct sk_buff *srd_txbuf_pooled(u32 len)
 }
 
 /*
- * An skb for a datagram of @len bytes (softsrd header and payload), with
- * room in front for any link-layer, IP and UDP header; NULL if memory is
- * short.  Any context but hard interrupts.
+ * An skb for a datagram of @len bytes (softsrd header and payload) that
+ * @sdev sends, with room in front for any link-layer, IP and UDP header;
+ * NULL if memory is short.  Any context but hard interrupts.  A buffer
+ * not from a pool counts in tx_buf_fallbacks.
  */
-struct sk_buff *srd_xmit_alloc(u32 len, gfp_t gfp)
+struct sk_buff *srd_xmit_alloc(struct srd_dev *sdev, u32 len, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
 	skb = srd_txbuf_pooled(len);
-	if (!skb)
+	if (!skb) {
+		srd_count_one(sdev, SRD_CNT_TX_BUF_FALLBACKS);
 		skb = alloc_skb(SRD_XMIT_HEADROOM + len, gfp);
+	}
 	if (skb)
 		skb_reserve(skb, SRD_XMIT_HEADROOM);
 	return skb;
