@@ -51,8 +51,9 @@ bg_start ip netns exec "$NS_B" tshark -n -i "$IF_B" -B 64 -f "udp port $port" -F
 	-w "$tmp/cap.pcap" -q >"$tmp/tshark.out" 2>&1
 cap=$!
 # dumpcap names its file once it captures; give it a moment more, for
-# the first packets must not be missed.
-wait_for "tshark captures" 60 grep -q "File: " "$tmp/tshark.out"
+# the first packets must not be missed.  On the debug kernel tshark's
+# start took close to a minute, and once more than one.
+wait_for "tshark captures" 180 grep -q "File: " "$tmp/tshark.out"
 sleep 3
 
 try "$traffic" -c 20 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "UD traffic"
