@@ -283,21 +283,43 @@ two_hosts() {
 	pp ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad
 	pp ip -n "$NS_A" link set "$IF_A" up
 	pp ip -n "$NS_B" link set "$IF_B" up
+	two_hosts_add_devices
+}
+
+# two_hosts_add_devices: two_hosts' srd devices, made on its veth ends
+# from inside their namespaces, waited for (their four GIDs, ACTIVE),
+# and their GID indices set.
+two_hosts_add_devices() {
 	pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
 	SRD_LINKS+=("$DEV_A")
 	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
 	SRD_LINKS+=("$DEV_B")
-	wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
-	wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
-	wait_for "$DEV_A has the GID of $IP6_A" 10 has_gid "$DEV_A" "$(gid_of_ipv6 $IP6_A)"
-	wait_for "$DEV_B has the GID of $IP6_B" 10 has_gid "$DEV_B" "$(gid_of_ipv6 $IP6_B)"
+	wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 "$IP4_A")"
+	wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 "$IP4_B")"
+	wait_for "$DEV_A has the GID of $IP6_A" 10 has_gid "$DEV_A" "$(gid_of_ipv6 "$IP6_A")"
+	wait_for "$DEV_B has the GID of $IP6_B" 10 has_gid "$DEV_B" "$(gid_of_ipv6 "$IP6_B")"
 	wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
 	wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
-	GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")
-	GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 $IP4_B)")
-	GIDX6_A=$(gid_index "$DEV_A" "$(gid_of_ipv6 $IP6_A)")
-	GIDX6_B=$(gid_index "$DEV_B" "$(gid_of_ipv6 $IP6_B)")
+	GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 "$IP4_A")")
+	GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 "$IP4_B")")
+	GIDX6_A=$(gid_index "$DEV_A" "$(gid_of_ipv6 "$IP6_A")")
+	GIDX6_B=$(gid_index "$DEV_B" "$(gid_of_ipv6 "$IP6_B")")
 	echo "GID indices: $DEV_A v4 $GIDX4_A v6 $GIDX6_A; $DEV_B v4 $GIDX4_B v6 $GIDX6_B"
+}
+
+# two_hosts_renew_devices [MTU]: two_hosts' srd devices deleted and made
+# again (first setting both veth ends' MTU, if given), so that they take
+# what is fixed at creation: the limits profile, the tunables, the MTU's
+# segment size.
+# shellcheck disable=SC2120 # the MTU is optional
+two_hosts_renew_devices() {
+	pp rdma link del "$DEV_A"
+	pp rdma link del "$DEV_B"
+	if [ -n "${1:-}" ]; then
+		pp ip -n "$NS_A" link set "$IF_A" mtu "$1"
+		pp ip -n "$NS_B" link set "$IF_B" mtu "$1"
+	fi
+	two_hosts_add_devices
 }
 
 # third_host TAG: after two_hosts, a third namespace ${TAG}_m with no srd

@@ -38,19 +38,10 @@ expect_match "efa profile: $DEV_A's max_msg_sz is the MTU" "max_msg_sz:[[:space:
 	"$(ibv_devinfo -v -d "$DEV_A")"
 
 # The softsrd profile: the same tools, with messages EFA could not carry.
-pp rdma link del "$DEV_A"
-pp rdma link del "$DEV_B"
 set_limits softsrd
-pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
-pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
-wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
-wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
-wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
-wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
+two_hosts_renew_devices
 expect_match "softsrd profile: $DEV_A's max_msg_sz is 1 MiB" "max_msg_sz:[[:space:]]*0x100000\b" \
 	"$(ibv_devinfo -v -d "$DEV_A")"
-GIDX4_A=$(gid_index "$DEV_A" "$(gid_of_ipv4 $IP4_A)")
-GIDX4_B=$(gid_index "$DEV_B" "$(gid_of_ipv4 $IP4_B)")
 perf ib_send_bw -s 65536 -n 300
 perf ib_send_lat -s 2 -n 1000
 exit $KSFT_PASS

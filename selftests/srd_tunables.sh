@@ -172,12 +172,7 @@ expect_devices "devices made before the writes" 3 "<250000"
 
 # Devices made now take n_paths 5 and rto_min_us 250000, the values the
 # refused writes left.
-pp rdma link del "$DEV_A"
-pp rdma link del "$DEV_B"
-pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
-pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
-wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 $IP4_A)"
-wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"
+two_hosts_renew_devices
 expect_devices "devices made after the writes" 5 250000
 
 dmesg_clean "srd_tunables"

@@ -67,16 +67,7 @@ echo "ok: the pools recycle: $new new pages for $pkts packets"
 dmesg_clean "pooled buffers"
 
 # A DATA segment of a 20000-byte link does not fit a 16 KiB pool page.
-pp rdma link del "$DEV_A"
-pp rdma link del "$DEV_B"
-pp ip -n "$NS_A" link set "$IF_A" mtu 20000
-pp ip -n "$NS_B" link set "$IF_B" mtu 20000
-pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
-pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
-wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 "$IP4_A")"
-wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 "$IP4_B")"
-wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
-wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
+two_hosts_renew_devices 20000
 fb0=$(hw_counter "$DEV_B" tx_buf_fallbacks) data0=$(hw_counter "$DEV_B" srd_tx_data_pkts)
 perf_pair "$NS_A" "$NS_B" -d "$DEV_A" -- -d "$DEV_B" -s 65536 -n 50 "$IP4_A"
 perf_clean "50 SRD sends of 64 KiB at MTU 20000" "$PAIR_CLIENT_OUT" 1 50 0
