@@ -283,6 +283,7 @@ two_hosts() {
 	pp ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad
 	pp ip -n "$NS_A" link set "$IF_A" up
 	pp ip -n "$NS_B" link set "$IF_B" up
+	SRD_LINKS+=("$DEV_A" "$DEV_B")
 	two_hosts_add_devices
 }
 
@@ -291,9 +292,7 @@ two_hosts() {
 # and their GID indices set.
 two_hosts_add_devices() {
 	pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev "$IF_A"
-	SRD_LINKS+=("$DEV_A")
 	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
-	SRD_LINKS+=("$DEV_B")
 	wait_for "$DEV_A has the GID of $IP4_A" 10 has_gid "$DEV_A" "$(gid_of_ipv4 "$IP4_A")"
 	wait_for "$DEV_B has the GID of $IP4_B" 10 has_gid "$DEV_B" "$(gid_of_ipv4 "$IP4_B")"
 	wait_for "$DEV_A has the GID of $IP6_A" 10 has_gid "$DEV_A" "$(gid_of_ipv6 "$IP6_A")"
