@@ -83,6 +83,14 @@ static void bits_put(struct srd_peer *peer, uint8_t *bits,
 		eng_free(peer, bits, bytes);
 }
 
+/*
+ * One per message in flight, allocated and freed per message: no holes,
+ * so that on LP64 it is a 192-byte object, not a 256-byte one (an
+ * allocator rounds up, and a hardened kernel zeroes what it rounds to).
+ */
+SRD_STATIC_ASSERT(sizeof(void *) != 8 || sizeof(struct srd_tx_msg) <= 192,
+		  "struct srd_tx_msg grew past 192 bytes");
+
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req)
 {

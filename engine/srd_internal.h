@@ -398,10 +398,10 @@ struct srd_tx_msg {
 	uint32_t msg_id;
 	uint32_t next_seg;		/* first segment never sent this attempt */
 	uint32_t segs_acked;
-	uint32_t rnr_naks;
 	uint64_t rnr_until_us;
 	uint8_t *acked;			/* nsegs bits, while ACTIVE/RNR_WAIT */
 	uint32_t acked_bytes;		/* size of the acked bitmap */
+	uint32_t rnr_naks;
 	uint8_t acked_inline[SRD_MSG_BITS_INLINE];	/* acked, if it fits */
 };
 
