@@ -71,6 +71,7 @@ struct srd_transport {
 	u32 n_paths;
 	spinlock_t peers_lock;
 	DECLARE_HASHTABLE(peers, 8);
+	u32 hash_seed;			/* of peers' buckets: not guessable */
 	struct list_head peer_list;
 	unsigned int npeers;
 	struct dentry *debugfs;
@@ -362,10 +363,16 @@ static void srd_kpeer_addr(struct srd_kpeer_addr *a, const union ib_gid *sgid,
 	memcpy(a->raw + sizeof(sgid->raw), dgid->raw, sizeof(dgid->raw));
 }
 
-static u32 srd_kpeer_hash(const union ib_gid *sgid, const union ib_gid *dgid)
+/*
+ * A peer's bucket, by its remote GID alone: our own GIDs are few, and
+ * the lookup compares both.  Seeded at random, so that a sender cannot
+ * choose addresses that share a bucket.
+ */
+static u32 srd_kpeer_hash(const struct srd_transport *tp,
+			  const union ib_gid *remote)
 {
-	return jhash(dgid->raw, sizeof(dgid->raw),
-		     jhash(sgid->raw, sizeof(sgid->raw), 0));
+	BUILD_BUG_ON(sizeof(remote->raw) != 4 * sizeof(u32));
+	return jhash2((const u32 *)remote->raw, 4, tp->hash_seed);
 }
 
 static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
@@ -474,7 +481,7 @@ struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev, const union ib_gid *sgid,
 				const union ib_gid *dgid)
 {
 	struct srd_transport *tp = sdev->transport;
-	u32 hash = srd_kpeer_hash(sgid, dgid);
+	u32 hash = srd_kpeer_hash(tp, dgid);
 	struct srd_kpeer *kp;
 
 	spin_lock_bh(&tp->peers_lock);
@@ -547,7 +554,7 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 {
 	struct srd_transport *tp = sdev->transport;
 	enum srd_stray_verdict v = SRD_STRAY_DROP;
-	u32 hash = srd_kpeer_hash(dgid, sgid), rlen = 0;
+	u32 hash = srd_kpeer_hash(tp, sgid), rlen = 0;
 	struct srd_rx_skb rs = { .skb = skb, .hdr_offset = hdr_offset };
 	u8 reply[SRD_HDR_MAX_BYTES];
 	struct srd_kpeer_addr addr;
@@ -726,6 +733,7 @@ int srd_transport_init(struct srd_dev *sdev)
 	tp->n_paths = cfg.n_paths;
 	spin_lock_init(&tp->peers_lock);
 	hash_init(tp->peers);
+	tp->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&tp->peer_list);
 
 	tp->engine = srd_engine_create(&cfg, &srd_kernel_ops, sdev);
