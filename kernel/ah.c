@@ -10,7 +10,6 @@
  * for, so it is not a capability and needs no per-process check.
  */
 
-#include <linux/jhash.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_user_verbs.h>
@@ -30,11 +29,6 @@ static bool srd_gid_is_unicast_ip(const union ib_gid *gid)
 	return !ipv6_addr_any(a) && !ipv6_addr_is_multicast(a);
 }
 
-static u32 srd_gid_hash(const union ib_gid *gid)
-{
-	return jhash(gid->raw, sizeof(gid->raw), 0);
-}
-
 /* Under ah_lock.  A NULL @sgid matches any source. */
 static struct srd_ah_entry *srd_ah_entry_find(struct srd_dev *sdev,
 					      const union ib_gid *sgid,
@@ -44,7 +38,7 @@ static struct srd_ah_entry *srd_ah_entry_find(struct srd_dev *sdev,
 
 	lockdep_assert_held(&sdev->ah_lock);
 
-	hash_for_each_possible(sdev->ah_by_dgid, e, node, srd_gid_hash(dgid))
+	hash_for_each_possible(sdev->ah_by_dgid, e, node, srd_gid_hash(dgid, 0))
 		if (!memcmp(&e->dgid, dgid, sizeof(*dgid)) &&
 		    (!sgid || !memcmp(&e->sgid, sgid, sizeof(*sgid))))
 			return e;
@@ -82,7 +76,7 @@ static struct srd_ah_entry *srd_ah_entry_get(struct srd_dev *sdev,
 	} else {
 		e = fresh;
 		xa_store_bh(&sdev->ah_by_num, ahn, e, GFP_ATOMIC);
-		hash_add(sdev->ah_by_dgid, &e->node, srd_gid_hash(dgid));
+		hash_add(sdev->ah_by_dgid, &e->node, srd_gid_hash(dgid, 0));
 		fresh = NULL;
 	}
 	spin_unlock_bh(&sdev->ah_lock);

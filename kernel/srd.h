@@ -38,6 +38,7 @@
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <linux/hrtimer.h>
@@ -414,6 +415,13 @@ struct srd_dev *srd_dev_get_by_gid(struct net *net, const union ib_gid *gid);
 void srd_dev_remove_net(struct net *net);
 
 /* gid.c */
+/* A GID's hash-table key: the AH table's (seed 0), a peer's (random). */
+static inline u32 srd_gid_hash(const union ib_gid *gid, u32 seed)
+{
+	BUILD_BUG_ON(sizeof(gid->raw) != 4 * sizeof(u32));
+	return jhash2((const u32 *)gid->raw, 4, seed);
+}
+
 void srd_gid_init(struct srd_dev *sdev);
 void srd_gid_sync(struct srd_dev *sdev);
 void srd_gid_schedule_sync(struct srd_dev *sdev);

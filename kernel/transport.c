@@ -36,7 +36,6 @@
  */
 
 #include <linux/debugfs.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
@@ -71,7 +70,7 @@ struct srd_transport {
 	u32 n_paths;
 	spinlock_t peers_lock;
 	DECLARE_HASHTABLE(peers, 8);
-	u32 hash_seed;			/* of peers' buckets: not guessable */
+	u32 hash_seed;			/* of peers' buckets: random */
 	struct list_head peer_list;
 	unsigned int npeers;
 	struct dentry *debugfs;
@@ -365,14 +364,13 @@ static void srd_kpeer_addr(struct srd_kpeer_addr *a, const union ib_gid *sgid,
 
 /*
  * A peer's bucket, by its remote GID alone: our own GIDs are few, and
- * the lookup compares both.  Seeded at random, so that a sender cannot
- * choose addresses that share a bucket.
+ * the lookup compares both.  Seeded at random, so that which addresses
+ * share a bucket cannot be worked out ahead of time.
  */
 static u32 srd_kpeer_hash(const struct srd_transport *tp,
 			  const union ib_gid *remote)
 {
-	BUILD_BUG_ON(sizeof(remote->raw) != 4 * sizeof(u32));
-	return jhash2((const u32 *)remote->raw, 4, tp->hash_seed);
+	return srd_gid_hash(remote, tp->hash_seed);
 }
 
 static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
