@@ -62,6 +62,7 @@ struct srd_kpeer {
 	struct hrtimer timer;
 	u64 deadline_us;		/* the engine's next deadline */
 	u64 armed_us;			/* when the queued timer fires */
+	unsigned int armed_cpu;		/* whose queue it is on: pinned */
 };
 
 struct srd_transport {
@@ -149,17 +150,26 @@ static void srd_os_free(void *os, void *ptr, size_t bytes)
 
 /*
  * Under kp->lock, but for a dead peer.  Lazy: a timer already queued to
- * fire no later than @deadline_us, and less than SRD_TIMER_LATE_SLACK_US
- * before it, stays as it is, and one no longer needed is not cancelled.
- * Its callback then finds nothing due (the engine treats an early
- * srd_peer_on_timer() as a no-op) and the engine asks again.  The
- * deadline moves with nearly every packet (each ACK moves the RTO, and
- * an idle peer has none); this way the hrtimer, and the clock event
- * device under it, is reprogrammed about once per timeout instead.  A
- * deadline that jumps later by more is a new exchange (a ping-pong: the
- * wait for our answer gave way to the answer's RTO), and a timer left
- * behind would fire once per round trip for nothing, an interrupt and a
- * softirq dearer than the reprogramming: it is moved.
+ * fire no later than @deadline_us stays as it is, and one no longer
+ * needed is not cancelled.  Its callback then finds nothing due (the
+ * engine treats an early srd_peer_on_timer() as a no-op) and the engine
+ * asks again.  The deadline moves with nearly every packet (each ACK
+ * moves the RTO, and an idle peer has none); this way the hrtimer, and
+ * the clock event device under it, is reprogrammed about once per
+ * timeout instead.
+ *
+ * A deadline that jumps later by more than SRD_TIMER_LATE_SLACK_US is
+ * a new exchange (a ping-pong: the wait for our answer gave way to the
+ * answer's RTO), and a timer left behind would fire once per round trip
+ * for nothing: it is moved, but only off this CPU's own queue.  hrtimer
+ * reprograms only its own CPU's clock event device, so a timer moved off
+ * another CPU's queue leaves that device set for the old expiry, whose
+ * interrupt then finds nothing.  Left there, the timer fires early once
+ * instead, and the engine re-arms it on that CPU, whose later moves are
+ * then local: in a ping-pong between two guests this halved the
+ * hrtimer_start() calls (docs/performance.md).  The timer is pinned, so
+ * that it is queued where it was started and armed_cpu says whose queue
+ * holds it.
  */
 #define SRD_TIMER_LATE_SLACK_US	100
 static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
@@ -170,13 +180,17 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 	lockdep_assert(kp->dead || lockdep_is_held(&kp->lock));
 
 	kp->deadline_us = deadline_us;
-	if (deadline_us == SRD_NO_DEADLINE || kp->dead ||
-	    (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us &&
-	     deadline_us - kp->armed_us < SRD_TIMER_LATE_SLACK_US))
+	if (deadline_us == SRD_NO_DEADLINE || kp->dead)
+		return;
+	if (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us &&
+	    (deadline_us - kp->armed_us < SRD_TIMER_LATE_SLACK_US ||
+	     kp->armed_cpu != raw_smp_processor_id()))
 		return;
 	kp->armed_us = deadline_us;
+	/* A hint: were we moved before hrtimer_start(), one early fire. */
+	kp->armed_cpu = raw_smp_processor_id();
 	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
-		      HRTIMER_MODE_ABS_SOFT);
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 /* The UDP source port of a path: docs/protocol.md, "Transport and entropy". */
