@@ -462,7 +462,12 @@ struct srd_ops {
 	/* Zeroed memory or NULL.  Called in atomic context in the kernel. */
 	void *(*alloc)(void *os, size_t bytes);
 	void (*free)(void *os, void *ptr, size_t bytes);
-	/* The peer's next deadline changed; SRD_NO_DEADLINE cancels. */
+	/*
+	 * The peer's next deadline changed; SRD_NO_DEADLINE cancels.  A
+	 * timer may fire earlier than asked (one left queued for an older
+	 * deadline, or for none): srd_peer_on_timer() then changes nothing
+	 * but names the deadline again.
+	 */
 	void (*timer_set)(void *os, void *peer_os, uint64_t deadline_us);
 	/*
 	 * 0, or negative: the packet was not sent (counted as lost), or
