@@ -187,7 +187,7 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 	     kp->armed_cpu != raw_smp_processor_id()))
 		return;
 	kp->armed_us = deadline_us;
-	/* A hint: were we moved before hrtimer_start(), one early fire. */
+	/* kp->lock keeps us on this CPU until hrtimer_start() queues it. */
 	kp->armed_cpu = raw_smp_processor_id();
 	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
