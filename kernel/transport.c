@@ -175,6 +175,7 @@ static void srd_os_free(void *os, void *ptr, size_t bytes)
 static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 {
 	struct srd_kpeer *kp = peer_os;
+	unsigned int cpu;
 
 	/* The engine's teardown cancels dead peers' timers without it. */
 	lockdep_assert(kp->dead || lockdep_is_held(&kp->lock));
@@ -182,13 +183,14 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 	kp->deadline_us = deadline_us;
 	if (deadline_us == SRD_NO_DEADLINE || kp->dead)
 		return;
+	/* kp->lock keeps us on this CPU until hrtimer_start() queues it. */
+	cpu = smp_processor_id();
 	if (hrtimer_is_queued(&kp->timer) && kp->armed_us <= deadline_us &&
 	    (deadline_us - kp->armed_us < SRD_TIMER_LATE_SLACK_US ||
-	     kp->armed_cpu != raw_smp_processor_id()))
+	     kp->armed_cpu != cpu))
 		return;
 	kp->armed_us = deadline_us;
-	/* kp->lock keeps us on this CPU until hrtimer_start() queues it. */
-	kp->armed_cpu = raw_smp_processor_id();
+	kp->armed_cpu = cpu;
 	hrtimer_start(&kp->timer, ns_to_ktime(deadline_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
