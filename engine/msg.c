@@ -91,13 +91,28 @@ static void bits_put(struct srd_peer *peer, uint8_t *bits,
 SRD_STATIC_ASSERT(sizeof(void *) != 8 || sizeof(struct srd_tx_msg) <= 192,
 		  "struct srd_tx_msg grew past 192 bytes");
 
+/*
+ * A message is taken from the peer's cache of freed ones when it has
+ * one: a ping-pong frees a message and needs another at every exchange,
+ * and the OS's allocator costs more than the fields' clearing here (a
+ * kernel's also clears the whole object, and its free is a second call).
+ * Everything before the inline bitmap is cleared, as ops->alloc clears
+ * it; bits_get() clears what of the bitmap a message uses.
+ */
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req)
 {
-	struct srd_tx_msg *m = eng_alloc(peer, sizeof(*m));
+	struct srd_tx_msg *m = peer->msg_cache;
 
-	if (!m)
-		return NULL;
+	if (m) {
+		peer->msg_cache = m->next;
+		peer->msg_cache_n--;
+		srd_memset(m, 0, srd_offsetof(struct srd_tx_msg, acked_inline));
+	} else {
+		m = eng_alloc(peer, sizeof(*m));
+		if (!m)
+			return NULL;
+	}
 	m->next = NULL;
 	m->out = req->out;
 	m->op = NULL;
@@ -146,7 +161,24 @@ void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
 	if (m->resp_slot && m->resp_slot->read == m)
 		m->resp_slot->read = NULL;
 	bits_put(peer, m->acked, m->acked_inline, m->acked_bytes);
+	if (peer->msg_cache_n < SRD_TX_MSG_CACHE) {
+		m->next = peer->msg_cache;
+		peer->msg_cache = m;
+		peer->msg_cache_n++;
+		return;
+	}
 	eng_free(peer, m, sizeof(*m));
+}
+
+void srd_tx_msg_cache_drain(struct srd_peer *peer)
+{
+	struct srd_tx_msg *m;
+
+	while ((m = peer->msg_cache)) {
+		peer->msg_cache = m->next;
+		eng_free(peer, m, sizeof(*m));
+	}
+	peer->msg_cache_n = 0;
 }
 
 void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,

@@ -143,7 +143,8 @@ size_t srd_peer_mem_bound_bytes(const struct srd_config *c)
 	       c->n_paths * sizeof(struct srd_path) +
 	       c->msg_window * (seg_map + rx_map) +
 	       (size_t)(c->msg_window + c->max_pending_msgs) *
-	       (sizeof(struct srd_tx_msg) + sizeof(struct srd_tx_op));
+	       (sizeof(struct srd_tx_msg) + sizeof(struct srd_tx_op)) +
+	       SRD_TX_MSG_CACHE * sizeof(struct srd_tx_msg);
 }
 
 const char *srd_comp_status_name(enum srd_comp_status st)
@@ -353,6 +354,7 @@ void srd_peer_destroy(struct srd_peer *peer)
 		}
 	}
 	counters_add(&eng->ctr, &peer->ctr);
+	srd_tx_msg_cache_drain(peer);
 	peer_free_arrays(peer);
 	eng->ops->free(eng->os, peer, sizeof(*peer));
 }

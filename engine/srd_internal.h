@@ -372,6 +372,12 @@ struct srd_tx_op {
  */
 #define SRD_MSG_BITS_INLINE	16
 
+/*
+ * Freed messages a peer keeps for its next sends, rather than give each
+ * back to the OS and ask for another (srd_tx_msg_alloc()).
+ */
+#define SRD_TX_MSG_CACHE	4
+
 struct srd_tx_msg {
 	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
 	/* AWAIT_RESP: on peer->resp_due_head's list, by resp_deadline_us */
@@ -442,6 +448,8 @@ struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req);
 bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
+/* Give the messages the peer keeps for its next sends back to the OS. */
+void srd_tx_msg_cache_drain(struct srd_peer *peer);
 void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m);
 
 /* --- RDMA operations of several chunks (rdma_op.c) ------------------- */
@@ -596,6 +604,9 @@ struct srd_peer {
 	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
 	/* Window messages with a segment never sent: srd_tx_msg_unsent(). */
 	uint32_t tx_unsent;
+	/* Freed messages kept for the next sends (msg.c), on ->next. */
+	struct srd_tx_msg *msg_cache;
+	uint32_t msg_cache_n;		/* at most SRD_TX_MSG_CACHE */
 
 	/* receiver */
 	struct srd_rcv_window rcv;

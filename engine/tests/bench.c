@@ -2,7 +2,7 @@
 /*
  * softsrd engine: packets per second per core of the engine alone.
  *
- *   bench [-s SIZE] [-b SEG] [-n MSGS] [-k KIND] [-c]
+ *   bench [-s SIZE] [-b SEG] [-n MSGS] [-q DEPTH] [-k KIND] [-c]
  *
  * Two engines in one thread exchange messages through an in-memory
  * queue: no network, no loss, no simulator.  Every DATA packet is
@@ -17,6 +17,8 @@
  *   -b SEG    payload bytes per DATA packet (default 1400, as on a
  *             1500-byte netdev)
  *   -n MSGS   messages (default 20000)
+ *   -q DEPTH  messages kept posted (default 64; 1: one at a time, as
+ *             a ping-pong's each side)
  *   -k KIND   send, write or read (default send)
  *   -c        do not copy payloads: the engine's own cost only
  *
@@ -217,8 +219,8 @@ static double cpu_seconds(void)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-s SIZE] [-b SEG] [-n MSGS] [-k send|write|read] [-c]\n",
-		argv0);
+	fprintf(stderr, "usage: %s [-s SIZE] [-b SEG] [-n MSGS] [-q DEPTH]\n"
+		"	[-k send|write|read] [-c]\n", argv0);
 	exit(2);
 }
 
@@ -226,7 +228,7 @@ int main(int argc, char **argv)
 {
 	struct srd_send_req req = { .src_qpn = 1, .dst_qpn = 2, .qkey = 7,
 				    .rnr_retry = 7 };
-	uint32_t seg = 1400, nmsgs = 20000, posted = 0, i;
+	uint32_t seg = 1400, nmsgs = 20000, depth = 64, posted = 0, i;
 	enum srd_msg_kind kind = SRD_MSG_SEND;
 	uint64_t pkts = 0, data_pkts = 0;
 	struct srd_config cfg;
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
 	double t0, t;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:b:n:k:c")) != -1) {
+	while ((opt = getopt(argc, argv, "s:b:n:q:k:c")) != -1) {
 		switch (opt) {
 		case 's':
 			b.size = strtoul(optarg, NULL, 0);
@@ -247,6 +249,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			nmsgs = strtoul(optarg, NULL, 0);
+			break;
+		case 'q':
+			depth = strtoul(optarg, NULL, 0);
 			break;
 		case 'k':
 			if (!strcmp(optarg, "send"))
@@ -265,7 +270,7 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		}
 	}
-	if (b.size > SRD_MAX_RDMA_MSG_BYTES || !nmsgs || seg > 9000)
+	if (b.size > SRD_MAX_RDMA_MSG_BYTES || !nmsgs || seg > 9000 || !depth)
 		usage(argv[0]);
 
 	srd_config_default(&cfg);
@@ -309,8 +314,8 @@ int main(int argc, char **argv)
 
 	t0 = cpu_seconds();
 	while (b.done + b.failed < nmsgs) {
-		/* Keep the engine's queue fed, 64 messages ahead. */
-		while (posted < nmsgs && posted - (b.done + b.failed) < 64) {
+		/* Keep the engine's queue fed, depth messages ahead. */
+		while (posted < nmsgs && posted - (b.done + b.failed) < depth) {
 			if (srd_send_msg(nodes[0].peer, &req) != SRD_SEND_OK)
 				break;
 			posted++;
