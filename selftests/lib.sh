@@ -540,6 +540,32 @@ debugfs_mount() {
 	SRD_DEBUGFS_MOUNTED=1
 }
 
+# tracefs_open: tracefs at $T (mounted unless it is), with the recording
+# of task names (option record-cmd) off until tracefs_close.  With it on,
+# as it is by default, enabling a first event also registers tracing's
+# probes on sched_switch and sched_wakeup (tracing_start_cmdline_record()),
+# which patches those tracepoints' code while every CPU runs through it;
+# under qemu's TCG that once crashed a guest mid-test, an int3 Oops at
+# trace_sched_wakeup+0x5 (scripts/vm-run.sh).  Off, enabling an event
+# patches only its own tracepoint.  The tests read no task names.
+T=/sys/kernel/tracing
+SRD_TRACEFS_MOUNTED= SRD_RECORD_CMD=
+tracefs_open() {
+	if ! [ -d "$T/events" ]; then
+		mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
+		SRD_TRACEFS_MOUNTED=1
+	fi
+	SRD_RECORD_CMD=$(cat "$T/options/record-cmd") || fail "no $T/options/record-cmd"
+	echo 0 >"$T/options/record-cmd" || fail "cannot turn record-cmd off"
+}
+
+# tracefs_close: record-cmd as it was, tracefs unmounted if we mounted it
+# (after the test has disabled its events).
+tracefs_close() {
+	[ -z "$SRD_RECORD_CMD" ] || echo "$SRD_RECORD_CMD" >"$T/options/record-cmd"
+	[ -z "$SRD_TRACEFS_MOUNTED" ] || umount "$T"
+}
+
 # srd_paths DEV: the device's per-path statistics (debugfs_mount first):
 # a line per peer, then one per path of it.
 srd_paths() {

@@ -15,13 +15,9 @@ modprobe sch_netem 2>/dev/null
 srdqp=$(srd_bin srd_srd_qp)
 srd_tool srd_perf >/dev/null
 
-T=/sys/kernel/tracing
-if ! [ -d "$T/events" ]; then
-	mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
-	SRD_TRACEFS_MOUNTED=1
-fi
+trap '[ ! -d "$T/events/rdma_srd" ] || echo 0 >$T/events/rdma_srd/enable; tracefs_close; srd_cleanup' EXIT
+tracefs_open
 [ -d "$T/events/rdma_srd" ] || fail "no rdma_srd trace events in $T/events"
-trap 'echo 0 >$T/events/rdma_srd/enable; [ -z "${SRD_TRACEFS_MOUNTED:-}" ] || umount $T; srd_cleanup' EXIT
 n_paths=$(cat /sys/module/rdma_srd/parameters/n_paths)
 
 two_hosts str

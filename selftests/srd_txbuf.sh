@@ -15,14 +15,10 @@ require_srd_module
 require_cmd ibv_ud_pingpong
 srd_tool srd_perf >/dev/null
 
-T=/sys/kernel/tracing
-if ! [ -d "$T/events" ]; then
-	mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
-	SRD_TRACEFS_MOUNTED=1
-fi
 HOLD=$T/events/page_pool/page_pool_state_hold
+trap '[ ! -d "$HOLD" ] || echo 0 >$HOLD/enable; tracefs_close; srd_cleanup' EXIT
+tracefs_open
 [ -d "$HOLD" ] || skip "no page_pool_state_hold trace event"
-trap 'echo 0 >$HOLD/enable; [ -z "${SRD_TRACEFS_MOUNTED:-}" ] || umount $T; srd_cleanup' EXIT
 
 # total NAME: counter NAME summed over a and b.
 total() { echo $(($(hw_counter "$DEV_A" "$1") + $(hw_counter "$DEV_B" "$1"))); }
