@@ -322,6 +322,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
 	struct srd_tx_msg *m;
+	uint64_t now_us;
 	int ret;
 
 	if (!req)
@@ -354,15 +355,17 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 			return SRD_SEND_NOMEM;
 		srd_tx_queue_msg(peer, m);
 	}
-	peer->last_active_us = srd_now(peer);
+	/* One reading of the clock: a kernel's costs a call to ktime_get(). */
+	now_us = srd_now(peer);
+	peer->last_active_us = now_us;
 	if (peer->state == SRD_PEER_PROBING &&
 	    peer->hello_due_us == SRD_NO_DEADLINE) {
 		peer->hello_tries = 0;
-		peer->hello_due_us = srd_now(peer);	/* at once, below */
+		peer->hello_due_us = now_us;	/* at once, below */
 		srd_peer_on_timer(peer);
 		return SRD_SEND_OK;
 	}
-	srd_tx_pump(peer, srd_now(peer));
+	srd_tx_pump(peer, now_us);
 	srd_peer_update_deadline(peer);
 	return SRD_SEND_OK;
 }
