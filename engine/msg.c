@@ -67,12 +67,16 @@ static void eng_free(struct srd_peer *peer, void *ptr, size_t bytes)
 		peer->eng->ops->free(peer->eng->os, ptr, bytes);
 }
 
-/* A cleared bitmap of @bytes: @inl if it fits, else allocated. */
+/*
+ * A cleared bitmap of @bytes: @inl if it fits, else allocated.  All of
+ * @inl is cleared: a constant size is a few stores, where @bytes would be
+ * a call to memset() for every message.
+ */
 static uint8_t *bits_get(struct srd_peer *peer, uint8_t *inl, uint32_t bytes)
 {
 	if (bytes > SRD_MSG_BITS_INLINE)
 		return eng_alloc(peer, bytes);
-	srd_memset(inl, 0, bytes);
+	srd_memset(inl, 0, SRD_MSG_BITS_INLINE);
 	return inl;
 }
 
@@ -97,7 +101,7 @@ SRD_STATIC_ASSERT(sizeof(void *) != 8 || sizeof(struct srd_tx_msg) <= 192,
  * and the OS's allocator costs more than the fields' clearing here (a
  * kernel's also clears the whole object, and its free is a second call).
  * Everything before the inline bitmap is cleared, as ops->alloc clears
- * it; bits_get() clears what of the bitmap a message uses.
+ * it; bits_get() clears the bitmap when the message is given its id.
  */
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req)
