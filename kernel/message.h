@@ -31,6 +31,7 @@ struct srd_outbound {
 	bool mr_gone;			/* a READ's MR was deregistered */
 	u32 flush_gen;			/* the QP's, when it was built */
 	struct srd_kpeer *kp;
+	u32 bytes;			/* allocated: srd_outbound_alloc() */
 	u32 nseg;
 	union {
 		DECLARE_FLEX_ARRAY(struct srd_msg_seg, seg);
@@ -59,6 +60,7 @@ struct srd_recv_msg {
 	bool has_imm;
 	bool solicited;
 	union ib_gid sgid;
+	u32 bytes;			/* allocated: srd_recv_msg_alloc() */
 	u32 nseg;
 	struct srd_msg_seg seg[];
 };

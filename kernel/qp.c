@@ -513,6 +513,9 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	/* Only a message's completion queues sq_work, and none is left. */
 	cancel_delayed_work_sync(&qp->sq_work);
+	/* Nor can a message be given back as a spare any more. */
+	kfree(qp->spare_out);
+	kfree(qp->spare_recv);
 
 	srd_wq_destroy(&qp->rq);
 	srd_wq_destroy(&qp->sq);

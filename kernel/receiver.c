@@ -29,6 +29,25 @@ static void srd_receiver_complete(struct srd_qp *qp, u64 wr_id, u8 status,
  * Claim a receive of QP @qp for a message of @info->msg_len bytes.  Under
  * the peer's lock; takes rq_lock.
  */
+/*
+ * A receive message of @bytes, not cleared (its users set every field):
+ * @qp's spare if it is large enough, else a new one, as for outbound
+ * messages (srd_outbound_alloc()).  Under rq_lock, in BH context.
+ */
+static struct srd_recv_msg *srd_recv_msg_alloc(struct srd_qp *qp,
+					       size_t bytes)
+{
+	struct srd_recv_msg *msg = xchg(&qp->spare_recv, NULL);
+
+	if (msg && msg->bytes >= bytes)
+		return msg;
+	kfree(msg);
+	msg = kmalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
+	if (msg)
+		msg->bytes = bytes;
+	return msg;
+}
+
 enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_recv_msg **msgp)
@@ -63,8 +82,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 		verdict = SRD_RX_BAD_LENGTH;
 		goto out;
 	}
-	msg = kmalloc(struct_size(msg, seg, wqe->num_sge),
-		      GFP_ATOMIC | __GFP_NOWARN);
+	msg = srd_recv_msg_alloc(qp, struct_size(msg, seg, wqe->num_sge));
 	if (!msg) {
 		srd_receiver_complete(qp, wqe->wr_id, IB_WC_GENERAL_ERR,
 				      SRD_VERR_NOMEM, SRD_CQE_RECV);
@@ -162,7 +180,9 @@ static void srd_recv_msg_free(struct srd_recv_msg *msg)
 	struct srd_qp *qp = msg->qp;
 
 	srd_segs_put(msg->seg, msg->nseg);
-	kfree(msg);
+	/* The QP's spare, unless it has one; before the QP's reference goes. */
+	if (cmpxchg(&qp->spare_recv, NULL, msg))
+		kfree(msg);
 	srd_qp_put(qp);
 }
 

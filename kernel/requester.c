@@ -53,13 +53,42 @@ static void srd_comp_status_to_wc(enum srd_comp_status st, u8 *status,
 	*verr = map[st].verr;
 }
 
+/*
+ * An outbound message of @bytes, cleared up to its segments or inline
+ * data: @qp's spare if it is large enough, else a new one.  A ping-pong
+ * posts one and frees one at every exchange, and kzalloc() and kfree()
+ * cost more than clearing the header here (a kernel that clears every
+ * object it allocates, as Debian's do with init_on_alloc, clears the
+ * whole object too).  Under sq_mutex.
+ */
+static struct srd_outbound *srd_outbound_alloc(struct srd_qp *qp,
+					       size_t bytes)
+{
+	struct srd_outbound *msg = xchg(&qp->spare_out, NULL);
+	u32 got;
+
+	if (msg && msg->bytes >= bytes) {
+		got = msg->bytes;
+		memset(msg, 0, offsetof(struct srd_outbound, seg));
+		msg->bytes = got;
+		return msg;
+	}
+	kfree(msg);
+	msg = kzalloc(bytes, GFP_KERNEL);
+	if (msg)
+		msg->bytes = bytes;
+	return msg;
+}
+
 static void srd_requester_free(struct srd_outbound *msg)
 {
 	if (msg->kp)
 		srd_kpeer_put(msg->kp);
 	if (!msg->is_inline)
 		srd_segs_put(msg->seg, msg->nseg);
-	kfree(msg);
+	/* The QP's spare, unless it has one: its reference keeps it. */
+	if (cmpxchg(&msg->qp->spare_out, NULL, msg))
+		kfree(msg);
 }
 
 static bool srd_wqe_is_rdma(u8 opcode)
@@ -123,9 +152,9 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		return 0;
 	}
 	if (is_inline)
-		msg = kzalloc(struct_size(msg, inline_data, len), GFP_KERNEL);
+		msg = srd_outbound_alloc(qp, struct_size(msg, inline_data, len));
 	else
-		msg = kzalloc(struct_size(msg, seg, wqe->num_sge), GFP_KERNEL);
+		msg = srd_outbound_alloc(qp, struct_size(msg, seg, wqe->num_sge));
 	if (!msg)
 		goto err_nomem;
 	msg->qp = qp;

@@ -353,6 +353,9 @@ struct srd_wq {
  * (srd_sq_publish()).  sq_dead (set under sq_mutex) stops sq_work once
  * destroy has begun, and from then on nothing of the QP reaches a CQ.
  */
+struct srd_outbound;
+struct srd_recv_msg;
+
 struct srd_qp {
 	struct ib_qp ibqp;
 	struct srd_dev *sdev;
@@ -385,6 +388,13 @@ struct srd_qp {
 	 */
 	u32 flush_gen;
 	struct delayed_work sq_work;
+	/*
+	 * The last SRD send and receive message objects freed, kept for the
+	 * next (srd_outbound_alloc(), srd_recv_msg_alloc()); taken with
+	 * xchg(), given back with cmpxchg(), freed by srd_destroy_qp().
+	 */
+	struct srd_outbound *spare_out;
+	struct srd_recv_msg *spare_recv;
 };
 
 static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
