@@ -115,8 +115,7 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		return;
 	if (!target)
 		target = rtt->min_us + srd_max_u64(cfg->cc_target_queue_us,
-				(uint64_t)rtt->min_us * cfg->cc_target_rtt_mult) +
-			 fs_us(cc, cfg);
+				(uint64_t)rtt->min_us * cfg->cc_target_rtt_mult);
 	/* The standing delay: the least sample of a window of srtt / 2. */
 	if (!cc->win_samples || delay_us < cc->win_min_us)
 		cc->win_min_us = delay_us;
@@ -127,6 +126,12 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		cc->win_samples = 0;
 	}
 	delay_us = cc->standing_us;
+	/*
+	 * The fair-share allowance only ever raises the target: a root to
+	 * take (fs_us()) only when the delay is above the rest of it.
+	 */
+	if (!cfg->cc_target_us && delay_us > target)
+		target += fs_us(cc, cfg);
 	/* New data ACKed and no needless retransmission reported: a cut
 	 * before this stands. */
 	cc->cwnd_undo = 0;
