@@ -26,10 +26,6 @@ static void srd_receiver_complete(struct srd_qp *qp, u64 wr_id, u8 status,
 }
 
 /*
- * Claim a receive of QP @qp for a message of @info->msg_len bytes.  Under
- * the peer's lock; takes rq_lock.
- */
-/*
  * A receive message of @bytes, not cleared (its users set every field):
  * @qp's spare if it is large enough, else a new one, as for outbound
  * messages (srd_outbound_alloc()).  Under rq_lock, in BH context.
@@ -48,6 +44,10 @@ static struct srd_recv_msg *srd_recv_msg_alloc(struct srd_qp *qp,
 	return msg;
 }
 
+/*
+ * Claim a receive of QP @qp for a message of @info->msg_len bytes.  Under
+ * the peer's lock; takes rq_lock.
+ */
 enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_recv_msg **msgp)

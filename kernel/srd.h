@@ -329,6 +329,9 @@ struct srd_wq {
 	u32 max_sge;
 };
 
+struct srd_outbound;
+struct srd_recv_msg;
+
 /*
  * A queue pair.
  *
@@ -353,9 +356,6 @@ struct srd_wq {
  * (srd_sq_publish()).  sq_dead (set under sq_mutex) stops sq_work once
  * destroy has begun, and from then on nothing of the QP reaches a CQ.
  */
-struct srd_outbound;
-struct srd_recv_msg;
-
 struct srd_qp {
 	struct ib_qp ibqp;
 	struct srd_dev *sdev;
