@@ -1507,6 +1507,48 @@ static void test_message_bitmaps_inline(void)
 	pair_free(pr);
 }
 
+/*
+ * The peer keeps at most SRD_TX_MSG_CACHE freed messages, reuses them for
+ * its next sends, and gives them back when it is destroyed.
+ */
+static void test_message_cache_bounded(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct srd_peer *p = pr->n[0]->peer;
+	long live, total;
+	int i;
+
+	live = pr->live_allocs;
+	for (i = 0; i < 10; i++)
+		CHECK(send_one(pr, 0, 64, i, 7) == SRD_SEND_OK, "send %d", i);
+	pair_run(pr, pr->now + 1000000, false, NULL, NULL);
+	CHECK(pr->n[1]->nrx == 10, "10 delivered, %d", pr->n[1]->nrx);
+	CHECK(p->msg_cache_n == SRD_TX_MSG_CACHE &&
+	      pr->live_allocs - live == SRD_TX_MSG_CACHE,
+	      "%u kept, %ld left allocated, want %d", p->msg_cache_n,
+	      pr->live_allocs - live, SRD_TX_MSG_CACHE);
+	/* As many again, one at a time: each reuses a kept message. */
+	total = pr->total_allocs;
+	for (i = 0; i < 10; i++) {
+		CHECK(send_one(pr, 0, 64, 10 + i, 7) == SRD_SEND_OK, "send %d",
+		      10 + i);
+		pair_run(pr, pr->now + 1000000, false, NULL, NULL);
+	}
+	CHECK(pr->n[1]->nrx == 20 && rx_intact(&pr->n[1]->rx[19]),
+	      "20 delivered intact, %d", pr->n[1]->nrx);
+	CHECK(pr->total_allocs == total && p->msg_cache_n == SRD_TX_MSG_CACHE,
+	      "%ld allocations for 10 sends, %u kept",
+	      pr->total_allocs - total, p->msg_cache_n);
+	node_stop(pr, 0);
+	node_stop(pr, 1);
+	CHECK(pr->live_allocs == 0, "%ld allocations left after destroy",
+	      pr->live_allocs);
+	node_start(pr, 0, &c);
+	node_start(pr, 1, &c);
+	pair_free(pr);
+}
+
 static void test_path_avoid_and_probe_back(void)
 {
 	struct srd_config c = small_cfg();
@@ -3830,6 +3872,7 @@ static const struct test tests[] = {
 	{ "slow_path_not_starved", test_slow_path_not_starved },
 	{ "path_sample_below_resolution", test_path_sample_below_resolution },
 	{ "message_bitmaps_inline", test_message_bitmaps_inline },
+	{ "message_cache_bounded", test_message_cache_bounded },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
