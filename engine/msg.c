@@ -246,7 +246,7 @@ static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
  */
 static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
 				      struct srd_rx_slot *s,
-				      const struct srd_pkt *p)
+				      const struct srd_pkt *p, uint64_t now_us)
 {
 	struct srd_tx_msg *m = srd_tx_read_find(peer, p->req_msg_id);
 
@@ -257,7 +257,7 @@ static enum srd_rx_verdict claim_resp(struct srd_peer *peer,
 	m->resp_claimed = true;
 	m->resp_slot = s;
 	s->read = m;
-	srd_tx_resp_progress(peer, m);
+	srd_tx_resp_progress(peer, m, now_us);
 	return SRD_RX_ACCEPT;
 }
 
@@ -275,7 +275,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 	s->attempt = p->attempt;
 	s->is_resp = p->opcode == SRD_WOP_READ_RESP;
 	if (s->is_resp) {
-		v = claim_resp(peer, s, p);
+		v = claim_resp(peer, s, p, now_us);
 		s->req_msg_id = p->req_msg_id;
 	} else if (p->opcode == SRD_WOP_DATA &&
 		   p->msg_len > peer->eng->cfg.max_msg_bytes) {
@@ -409,7 +409,7 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 		if (p->payload_len)
 			ops->read_data(peer->eng->os, m->out,
 				       m->op_off + p->offset, &pl);
-		srd_tx_resp_progress(peer, m);
+		srd_tx_resp_progress(peer, m, now_us);
 	} else if (p->payload_len &&
 		   ops->rx_data(peer->eng->os, s->in, p->offset, &pl)) {
 		/* An RDMA target or a receive's MR deregistered meanwhile. */

@@ -871,8 +871,9 @@ void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
 		       uint64_t now_us);
 /* The awaiting READ at *@pp (a link of peer->awaiting) stops waiting. */
 void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp);
-/* READ @m's response made progress: its deadline moves on. */
-void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m);
+/* READ @m's response made progress at @now_us: its deadline moves on. */
+void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m,
+			  uint64_t now_us);
 /* Returns false when the message was failed instead (its source is gone). */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,

@@ -149,9 +149,10 @@ void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp)
 	due_unlink(peer, m);
 }
 
-void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m)
+void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m,
+			  uint64_t now_us)
 {
-	uint64_t d = srd_now(peer) + peer->eng->cfg.resp_timeout_us;
+	uint64_t d = now_us + peer->eng->cfg.resp_timeout_us;
 
 	/* Packets come several a microsecond: often it stays put. */
 	if (m->state != SRD_TXM_AWAIT_RESP || d == m->resp_deadline_us) {
