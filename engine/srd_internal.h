@@ -914,17 +914,21 @@ static inline bool srd_tx_could_send(const struct srd_peer *peer,
 uint64_t srd_tx_deadline_busy(const struct srd_peer *peer);
 /*
  * The sender's next deadline.  Inline: every call into the engine ends
- * here, and a receiver's peer, with nothing in flight, nothing to send,
- * no READ awaiting a response and no message in RNR_WAIT, has no timer
- * but the loss deadline; srd_tx_deadline_busy() looks at everything else.
+ * here, and a receiver's peer, with nothing in flight, nothing to send
+ * and no message in RNR_WAIT, has no timer but the loss deadline and, if
+ * READs await their responses (as they do at every packet of those
+ * responses), the earliest of theirs; srd_tx_deadline_busy() looks at
+ * everything else.
  */
 static inline uint64_t srd_tx_deadline(const struct srd_peer *peer)
 {
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return SRD_NO_DEADLINE;
-	if (!peer->inflight && !peer->resp_due_head && !peer->rnr_waiting &&
-	    !srd_tx_has_work(peer))
-		return peer->loss_deadline_us;
+	if (!peer->inflight && !peer->rnr_waiting && !srd_tx_has_work(peer))
+		return peer->resp_due_head ?
+		       srd_min_u64(peer->loss_deadline_us,
+				   peer->resp_due_head->resp_deadline_us) :
+		       peer->loss_deadline_us;
 	return srd_tx_deadline_busy(peer);
 }
 
