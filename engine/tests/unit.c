@@ -414,6 +414,22 @@ static void node_stop(struct pair *pr, int id)
 	n->nrx = 0;
 }
 
+/* Destroy both nodes' engines: nothing they allocated may be left. */
+static void stop_both_no_leak(struct pair *pr)
+{
+	node_stop(pr, 0);
+	node_stop(pr, 1);
+	CHECK(pr->live_allocs == 0 && pr->live_bytes == 0,
+	      "%ld allocations (%zu bytes) left after destroy",
+	      pr->live_allocs, pr->live_bytes);
+}
+
+static void start_both(struct pair *pr, const struct srd_config *cfg)
+{
+	node_start(pr, 0, cfg);
+	node_start(pr, 1, cfg);
+}
+
 static struct pair *pair_new(const struct srd_config *cfg)
 {
 	struct pair *pr = calloc(1, sizeof(*pr));
@@ -1540,12 +1556,8 @@ static void test_message_cache_bounded(void)
 	CHECK(pr->total_allocs == total && p->msg_cache_n == SRD_TX_MSG_CACHE,
 	      "%ld allocations for 10 sends, %u kept",
 	      pr->total_allocs - total, p->msg_cache_n);
-	node_stop(pr, 0);
-	node_stop(pr, 1);
-	CHECK(pr->live_allocs == 0, "%ld allocations left after destroy",
-	      pr->live_allocs);
-	node_start(pr, 0, &c);
-	node_start(pr, 1, &c);
+	stop_both_no_leak(pr);
+	start_both(pr, &c);
 	pair_free(pr);
 }
 
@@ -2517,14 +2529,10 @@ static void test_no_leak_after_destroy(void)
 	CHECK(before > 0, "something allocated");
 	CHECK(pr->live_bytes <= 2 * srd_peer_mem_bound_bytes(&c) + 2 * 4096,
 	      "live %zu within bound %zu", pr->live_bytes, srd_peer_mem_bound_bytes(&c));
-	node_stop(pr, 0);
-	node_stop(pr, 1);
-	CHECK(pr->live_allocs == 0 && pr->live_bytes == 0, "%ld allocations leaked",
-	      pr->live_allocs);
+	stop_both_no_leak(pr);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_FLUSHED] + pr->n[0]->sends_done[SRD_COMP_OK] == 20,
 	      "every send completed");
-	node_start(pr, 0, &c);
-	node_start(pr, 1, &c);
+	start_both(pr, &c);
 	pair_free(pr);
 }
 
