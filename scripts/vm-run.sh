@@ -234,7 +234,9 @@ qemu+=(-chardev stdio,id=con,signal=off -serial chardev:con
 # mid-run where a test toggles a trace event (the debug kernel, 2026-12-05,
 # in srd_txbuf.sh: an int3 Oops at trace_sched_wakeup, whose jump label
 # tracing's cmdline recording patches); such a run fails too, and its
-# kernel log says so.
+# kernel log says so.  The tests that enable trace events turn that
+# recording off first (tracefs_open in selftests/lib.sh), so that only the
+# events' own tracepoints are patched.
 status=0
 for boot in 1 2; do
 	status=0
