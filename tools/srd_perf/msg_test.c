@@ -3,14 +3,30 @@
  * srd_perf's message check (msg.h), on the host: a message as filled
  * passes; any one byte changed, anywhere, is reported at its offset; so
  * is the message of another seq, QP or direction, and one cut short.
- * TAP output; exit 1 on a failure.
+ * msg_check_poison() finds the same, and leaves poison where it found
+ * the message: all of it on success, so that a next read which writes
+ * nothing fails its check.  TAP output; exit 1 on a failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define POISON	0x5a
 
 #include "msg.h"
 
 static int n_tests, n_failed;
+
+/* The first byte of m[0, size) that is not POISON, or -1. */
+static long unpoisoned(const uint8_t *m, uint32_t size)
+{
+	uint32_t i;
+
+	for (i = 0; i < size; i++)
+		if (m[i] != POISON)
+			return i;
+	return -1;
+}
 
 static void ok(int cond, const char *what, uint32_t size, long want, long got)
 {
@@ -26,10 +42,10 @@ int main(void)
 	static const uint32_t sizes[] = { 1, 7, 8, 15, 16, 17, 23, 24, 25, 31,
 					  64, 4095, 4096, 65535, 65536 };
 	uint32_t i, size, pos;
-	uint8_t *m = malloc(65536);
+	uint8_t *m = malloc(65536), *ref = malloc(65536);
 	long got;
 
-	if (!m)
+	if (!m || !ref)
 		return 1;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size = sizes[i];
@@ -59,6 +75,28 @@ int main(void)
 			got = msg_check(m, size, 2, 3, 77);
 			ok(got == 8, "another direction", size, 8, got);
 		}
+		/* Checked and poisoned: all poison, and no longer passes. */
+		got = msg_check_poison(m, size, 1, 3, 77, POISON);
+		ok(got == -1, "poisoned as checked", size, -1, got);
+		got = unpoisoned(m, size);
+		ok(got == -1, "poison left behind", size, -1, got);
+		got = msg_check(m, size, 1, 3, 77);
+		ok(got == 0, "poison checked", size, 0, got);
+		/*
+		 * A byte changed: found where msg_check() finds it, and the
+		 * message from that byte on left as it was, for the report.
+		 */
+		msg_fill(ref, size, 1, 3, 77);
+		for (pos = 0; pos < size; pos += size > 256 ? 97 : 1) {
+			memcpy(m, ref, size);
+			m[pos] ^= 0x40;
+			got = msg_check_poison(m, size, 1, 3, 77, POISON);
+			ok(got == pos, "one byte changed, poisoning", size, pos,
+			   got);
+			m[pos] ^= 0x40;
+			got = memcmp(m + pos, ref + pos, size - pos) ? (long)pos : -1;
+			ok(got == -1, "the rest kept", size, -1, got);
+		}
 		if (size > PERF_HDR) {
 			/* Words of another message behind a right header. */
 			msg_fill(m, size, 1, 3, 78);
@@ -73,6 +111,7 @@ int main(void)
 	got = msg_check(m, 200, 1, 3, 77);
 	ok(got == 4, "size in the header", 200, 4, got);
 	free(m);
+	free(ref);
 	printf("1..1\n%s 1 - srd_perf message check: %d checks, %d failed\n",
 	       n_failed ? "not ok" : "ok", n_tests, n_failed);
 	return n_failed ? 1 : 0;

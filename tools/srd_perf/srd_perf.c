@@ -162,6 +162,8 @@ struct perf_qp {
 	uint32_t rkey;
 	uint8_t *slot_state;
 	uint32_t *slot_last;
+	/* RDMA read, client: the slot holds poison over read_span() still. */
+	bool *poisoned;
 };
 
 struct perf_counts {
@@ -737,6 +739,7 @@ static void setup(struct perf *p, uint32_t nslots, uint32_t nrecv)
 		q->slot_t = zalloc(p, nslots * sizeof(*q->slot_t));
 		q->slot_state = zalloc(p, nslots * sizeof(*q->slot_state));
 		q->slot_last = zalloc(p, nslots * sizeof(*q->slot_last));
+		q->poisoned = zalloc(p, nslots * sizeof(*q->poisoned));
 		for (s = 0; s < nslots; s++)
 			q->free[s] = s;
 		q->rx = m + (size_t)nslots * p->slot_size;
@@ -769,6 +772,7 @@ static void perf_cleanup(struct perf *p)
 		free(q->slot_seq);
 		free(q->slot_t);
 		free(q->slot_state);
+		free(q->poisoned);
 		free(q->slot_last);
 		free(q->ok.b);
 		free(q->seen.b);
@@ -821,7 +825,10 @@ static void sample(struct perf *p, uint64_t ns)
 	p->samples[p->nsamples++] = ns;
 }
 
-/* RDMA read: the bytes of a client slot checked, and poisoned before. */
+/*
+ * RDMA read: the bytes of a client slot checked, and poisoned before: by
+ * the check of its last read when that found it whole, else by tx_post().
+ */
 static uint32_t read_span(struct perf *p)
 {
 	return p->size + PERF_GUARD < p->slot_size ? p->size + PERF_GUARD :
@@ -856,9 +863,11 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 	for (i = 0; i < n; i++) {
 		s = q->free[--q->nfree];
 		q->slot_seq[s] = seq0 + i;
-		if (p->o.op == OP_READ)
+		if (p->o.op == OP_READ && !q->poisoned[s])
 			memset(q->tx + (size_t)s * p->slot_size, PERF_POISON,
 			       read_span(p));
+		if (p->o.op == OP_READ)
+			q->poisoned[s] = false;
 		else
 			msg_fill(q->tx + (size_t)s * p->slot_size, p->size,
 				 p->tx_dir, q->idx, seq0 + i);
@@ -922,14 +931,17 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 static void read_check(struct perf *p, struct perf_qp *q, uint32_t s,
 		       uint32_t seq)
 {
-	const uint8_t *m = q->tx + (size_t)s * p->slot_size;
+	uint8_t *m = q->tx + (size_t)s * p->slot_size;
 	uint32_t k = seq % p->rslots, i, end = read_span(p);
-	long bad = msg_check(m, p->size, DIR_REP, q->idx, k);
+	/* Poisoned again as checked, for the slot's next read (tx_post()). */
+	long bad = msg_check_poison(m, p->size, DIR_REP, q->idx, k,
+				    PERF_POISON);
 
 	for (i = p->size; bad < 0 && i < end; i++)
 		if (m[i] != PERF_POISON)
 			bad = i;
 	if (bad < 0) {
+		q->poisoned[s] = true;
 		q->rx_ok++;
 		return;
 	}
@@ -1156,6 +1168,7 @@ static void reset_size(struct perf *p)
 		q->rx_ok = q->rx_bad = q->rx_dup = q->rx_err = 0;
 		q->waiting = false;
 		memset(q->slot_state, SLOT_UNUSED, q->nslots);
+		memset(q->poisoned, 0, q->nslots * sizeof(*q->poisoned));
 	}
 	p->nsamples = 0;
 }
