@@ -863,14 +863,15 @@ static uint32_t tx_post(struct perf *p, struct perf_qp *q, uint32_t seq0,
 	for (i = 0; i < n; i++) {
 		s = q->free[--q->nfree];
 		q->slot_seq[s] = seq0 + i;
-		if (p->o.op == OP_READ && !q->poisoned[s])
-			memset(q->tx + (size_t)s * p->slot_size, PERF_POISON,
-			       read_span(p));
-		if (p->o.op == OP_READ)
+		if (p->o.op == OP_READ) {
+			if (!q->poisoned[s])
+				memset(q->tx + (size_t)s * p->slot_size,
+				       PERF_POISON, read_span(p));
 			q->poisoned[s] = false;
-		else
+		} else {
 			msg_fill(q->tx + (size_t)s * p->slot_size, p->size,
 				 p->tx_dir, q->idx, seq0 + i);
+		}
 		sge[i] = (struct ibv_sge){ (uintptr_t)(q->tx + (size_t)s * p->slot_size),
 					   p->size, p->mr->lkey };
 		wr[i] = (struct ibv_send_wr){
