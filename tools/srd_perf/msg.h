@@ -13,11 +13,13 @@
 #define SRD_PERF_MSG_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #define PERF_HDR	16
 #define PERF_MAGIC	0x50445253u	/* "SRDP" */
+#define PERF_POISON	0x5a		/* RDMA: bytes no op should write */
 
 static inline uint64_t msg_seed(uint32_t dir, uint32_t qpi, uint32_t seq)
 {
@@ -72,32 +74,32 @@ static inline void msg_fill(uint8_t *m, uint32_t size, uint32_t dir,
  * per word took a fifth of the receiving guest's busy time in make bench
  * (64 KiB sends).
  *
- * With @poison 0-255, each part of the message found right is then
- * overwritten with that byte, in the same pass: on -1 all of [0, size)
- * holds @poison again, ready for the next RDMA read into it; on a
- * difference, only what lay before it does.  A separate memset() of the
- * buffer before each read cost the reader more than this check (a `rep
- * stosb` qemu's TCG runs a byte at a time).  -1 leaves m as it is.
+ * With @repoison, each part of the message found right is then
+ * overwritten with PERF_POISON, in the same pass: on -1 all of [0, size)
+ * holds poison again, ready for the next RDMA read into it; on a
+ * difference, only what lay before it does.  It replaces a memset() of
+ * the buffer before each read, which cost the reader more than this
+ * check in make bench (docs/performance.md).
  */
 static inline long msg_verify(uint8_t *m, uint32_t size, uint32_t dir,
-			      uint32_t qpi, uint32_t seq, int poison)
+			      uint32_t qpi, uint32_t seq, bool repoison)
 {
 	uint64_t seed = msg_seed(dir, qpi, seq), w, v, pw;
 	uint8_t h[PERF_HDR], *e = (uint8_t *)&w;
 	uint32_t off, i, n;
 
-	memset(&pw, poison, sizeof(pw));
+	memset(&pw, PERF_POISON, sizeof(pw));
 	msg_header(h, dir, qpi, seq, size);
 	for (i = 0; i < size && i < PERF_HDR; i++)
 		if (m[i] != h[i])
 			return i;
-	if (poison >= 0)
-		memset(m, poison, i);
+	if (repoison)
+		memset(m, PERF_POISON, i);
 	for (off = PERF_HDR; off + 8 <= size; off += 8) {
 		memcpy(&v, m + off, 8);
 		if (v != msg_word(seed, off / 8))
 			break;
-		if (poison >= 0)
+		if (repoison)
 			memcpy(m + off, &pw, 8);
 	}
 	if (off >= size)
@@ -107,23 +109,35 @@ static inline long msg_verify(uint8_t *m, uint32_t size, uint32_t dir,
 	for (i = 0; i < n; i++)
 		if (m[off + i] != e[i])
 			return off + i;
-	if (poison >= 0)
-		memset(m + off, poison, n);
+	if (repoison)
+		memset(m + off, PERF_POISON, n);
 	return -1;
 }
 
 static inline long msg_check(const uint8_t *m, uint32_t size, uint32_t dir,
 			     uint32_t qpi, uint32_t seq)
 {
-	/* -1 writes nothing: m is only read. */
-	return msg_verify((uint8_t *)m, size, dir, qpi, seq, -1);
+	/* Without repoison nothing is written: m is only read. */
+	return msg_verify((uint8_t *)m, size, dir, qpi, seq, false);
 }
 
-/* msg_check(), and m poisoned with @poison where it held the message. */
+/* msg_check(), and m poisoned again where it held the message. */
 static inline long msg_check_poison(uint8_t *m, uint32_t size, uint32_t dir,
-				    uint32_t qpi, uint32_t seq, uint8_t poison)
+				    uint32_t qpi, uint32_t seq)
 {
-	return msg_verify(m, size, dir, qpi, seq, poison);
+	return msg_verify(m, size, dir, qpi, seq, true);
+}
+
+/* The first byte of m[from, to) that is not PERF_POISON, or -1. */
+static inline long msg_unpoisoned(const uint8_t *m, uint32_t from,
+				  uint32_t to)
+{
+	uint32_t i;
+
+	for (i = from; i < to; i++)
+		if (m[i] != PERF_POISON)
+			return i;
+	return -1;
 }
 
 #endif /* SRD_PERF_MSG_H */

@@ -11,22 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POISON	0x5a
-
 #include "msg.h"
 
 static int n_tests, n_failed;
-
-/* The first byte of m[0, size) that is not POISON, or -1. */
-static long unpoisoned(const uint8_t *m, uint32_t size)
-{
-	uint32_t i;
-
-	for (i = 0; i < size; i++)
-		if (m[i] != POISON)
-			return i;
-	return -1;
-}
 
 static void ok(int cond, const char *what, uint32_t size, long want, long got)
 {
@@ -76,9 +63,9 @@ int main(void)
 			ok(got == 8, "another direction", size, 8, got);
 		}
 		/* Checked and poisoned: all poison, and no longer passes. */
-		got = msg_check_poison(m, size, 1, 3, 77, POISON);
+		got = msg_check_poison(m, size, 1, 3, 77);
 		ok(got == -1, "poisoned as checked", size, -1, got);
-		got = unpoisoned(m, size);
+		got = msg_unpoisoned(m, 0, size);
 		ok(got == -1, "poison left behind", size, -1, got);
 		got = msg_check(m, size, 1, 3, 77);
 		ok(got == 0, "poison checked", size, 0, got);
@@ -90,7 +77,7 @@ int main(void)
 		for (pos = 0; pos < size; pos += size > 256 ? 97 : 1) {
 			memcpy(m, ref, size);
 			m[pos] ^= 0x40;
-			got = msg_check_poison(m, size, 1, 3, 77, POISON);
+			got = msg_check_poison(m, size, 1, 3, 77);
 			ok(got == pos, "one byte changed, poisoning", size, pos,
 			   got);
 			m[pos] ^= 0x40;

@@ -92,7 +92,6 @@
 #define PERF_GRACE_MS	3000		/* for late arrivals, once all is sent */
 #define PERF_NOTES	10		/* '#' lines per kind of problem */
 #define PERF_MAX_MSG	(1u << 30)	/* a TCP message */
-#define PERF_POISON	0x5a		/* RDMA: bytes no op should write */
 #define PERF_GUARD	64		/* RDMA read: poison checked past it */
 #define NSEC		1000000000ull
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
@@ -933,14 +932,12 @@ static void read_check(struct perf *p, struct perf_qp *q, uint32_t s,
 		       uint32_t seq)
 {
 	uint8_t *m = q->tx + (size_t)s * p->slot_size;
-	uint32_t k = seq % p->rslots, i, end = read_span(p);
+	uint32_t k = seq % p->rslots;
 	/* Poisoned again as checked, for the slot's next read (tx_post()). */
-	long bad = msg_check_poison(m, p->size, DIR_REP, q->idx, k,
-				    PERF_POISON);
+	long bad = msg_check_poison(m, p->size, DIR_REP, q->idx, k);
 
-	for (i = p->size; bad < 0 && i < end; i++)
-		if (m[i] != PERF_POISON)
-			bad = i;
+	if (bad < 0)
+		bad = msg_unpoisoned(m, p->size, read_span(p));
 	if (bad < 0) {
 		q->poisoned[s] = true;
 		q->rx_ok++;
@@ -1313,17 +1310,6 @@ static void region_prepare(struct perf *p)
 		}
 }
 
-/* The first byte of m[from, to) that is not poison, or -1. */
-static long unpoisoned(const uint8_t *m, uint32_t from, uint32_t to)
-{
-	uint32_t i;
-
-	for (i = from; i < to; i++)
-		if (m[i] != PERF_POISON)
-			return i;
-	return -1;
-}
-
 /*
  * After a size: every slot of the region checked against what the client
  * says its last op there did (see the top of the file).
@@ -1350,7 +1336,7 @@ static void region_check(struct perf *p, struct wbuf *w, struct perf_counts *c)
 				/* Reads leave the region as it was. */
 				bad = msg_check(m, p->size, DIR_REP, i, k);
 				if (bad < 0)
-					bad = unpoisoned(m, p->size, p->rslot_size);
+					bad = msg_unpoisoned(m, p->size, p->rslot_size);
 				if (bad >= 0) {
 					note(p, NOTE_BAD, "QP %u: slot %u changed under reads at byte %ld",
 					     i, k, bad);
@@ -1359,7 +1345,7 @@ static void region_check(struct perf *p, struct wbuf *w, struct perf_counts *c)
 				continue;
 			}
 			if (state == SLOT_UNUSED) {
-				bad = unpoisoned(m, 0, p->rslot_size);
+				bad = msg_unpoisoned(m, 0, p->rslot_size);
 				if (bad >= 0) {
 					note(p, NOTE_BAD, "QP %u: slot %u was written, by no write of the client's (byte %ld)",
 					     i, k, bad);
@@ -1368,7 +1354,7 @@ static void region_check(struct perf *p, struct wbuf *w, struct perf_counts *c)
 				continue;
 			}
 			/* Nothing past the size, even of a failed write. */
-			bad = unpoisoned(m, p->size, p->rslot_size);
+			bad = msg_unpoisoned(m, p->size, p->rslot_size);
 			if (bad >= 0) {
 				note(p, NOTE_BAD, "QP %u: slot %u written past the %u bytes, at byte %ld",
 				     i, k, p->size, bad);
@@ -1384,7 +1370,7 @@ static void region_check(struct perf *p, struct wbuf *w, struct perf_counts *c)
 			}
 			memcpy(&hseq, m, 4);
 			hseq = le32toh(hseq);
-			if (p->size && unpoisoned(m, 0, p->size) < 0) {
+			if (p->size && msg_unpoisoned(m, 0, p->size) < 0) {
 				note(p, NOTE_MISC, "QP %u: write seq %u to slot %u is not there",
 				     i, seq, k);
 				c->missing++;
