@@ -179,6 +179,62 @@ profile_mark() {
 	fi
 }
 
+# The kernel events bench.sh --trace records in both guests while a row's
+# client runs: each packet sent and received on the NIC, the programs'
+# write()s (libsrd's doorbell is one), and kprobes where rdma_srd writes
+# a receive's completion (srd_complete_recv) and hands a packet to UDP
+# (srd_xmit), for UD and SRD alike, where the NIC's driver notifies the
+# device (virtqueue_notify), and where the clock event device, the
+# guests' local APIC timer in one-shot mode, is programmed
+# (lapic_next_event, in and out); the end of each softirq, the NIC's
+# interrupts and the local timer's, and each hrtimer started.  Read by
+# scripts/bench-trace.py.
+TRACE_EVENTS="net:net_dev_xmit net:napi_gro_receive_entry syscalls:sys_enter_write kprobes:srd_recv_cqe kprobes:srd_xmit_udp kprobes:vq_notify kprobes:clockev_set kprobes:clockev_set_ret irq:softirq_exit irq:irq_handler_entry irq_vectors:local_timer_entry timer:hrtimer_start"
+TRACE_KPROBES="p:srd_recv_cqe srd_complete_recv|p:srd_xmit_udp srd_xmit|p:vq_notify virtqueue_notify|p:clockev_set lapic_next_event|r:clockev_set_ret lapic_next_event"
+
+# trace_cmd start | stop FILE: the command that starts this guest's
+# recording of TRACE_EVENTS afresh, or stops it and writes it to FILE.
+# The kprobes are made and the events enabled once, at the first start,
+# and stay so (a stopped recording drops their events): each enabling
+# patches the kernel's text, and one run in five that enabled them at
+# every row hung in that step in the client guest, cause unknown.
+trace_cmd() {
+	local t=/sys/kernel/tracing
+	case $1 in
+	start)
+		# shellcheck disable=SC2028 # the command's text: tr gets the \n
+		echo "{ [ -e $t/trace ] || mount -t tracefs nodev $t; } &&" \
+			"echo 0 >$t/tracing_on && echo >$t/trace &&" \
+			"{ grep -q . $t/set_event || { echo 4096 >$t/buffer_size_kb &&" \
+			"echo '$TRACE_KPROBES' | tr '|' '\\n' >>$t/kprobe_events &&" \
+			"for e in $TRACE_EVENTS; do echo \$e >>$t/set_event; done; }; } &&" \
+			"echo 1 >$t/tracing_on"
+		;;
+	stop)
+		echo "echo 0 >$t/tracing_on && cat $t/trace >$2" ;;
+	esac
+}
+
+# trace_mark ID.0 | ID.1: with bench.sh --trace, start both guests'
+# recordings just before the row's client runs (the server's first), and
+# stop them just after (the client's first) into DIR/trace/{server,
+# client}-ID.txt.  A recording that cannot start stops the run: a traced
+# run without its traces would look like one.
+trace_mark() {
+	local id=${1%.*}
+	[ "${TRACE:-0}" != 0 ] || return 0
+	if [ "${1##*.}" = 0 ]; then
+		ctl run "$(trace_cmd start)"
+		[ "${REPLY}" = "done 0" ] || die "cannot trace in the server: $REPLY"
+		(eval "$(trace_cmd start)") || die "cannot trace in the client"
+	else
+		(eval "$(trace_cmd stop "$dir/trace/client-$id.txt")") ||
+			die "cannot read the client's trace"
+		ctl run "$(trace_cmd stop "$dir/trace/server-$id.txt")"
+		[ "${REPLY}" = "done 0" ] || die "cannot read the server's trace: $REPLY"
+	fi
+}
+
 # measure ID GROUP TRANSPORT TOOL MODE SIZE LOSS TIMEOUT PROTO PORT SERVER_CMD -- CLIENT_CMD...
 # Starts SERVER_CMD in the server guest, runs CLIENT_CMD here (TIMEOUT
 # seconds at most each), and records both statuses and the CPU used.
@@ -197,12 +253,14 @@ measure() {
 	echo "+ $*" | tee "$raw/$id.client.txt"
 	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_start "$raw/$id.mem.txt"
 	profile_mark "$id.0"
+	trace_mark "$id.0"
 	b0=$(busy_ticks)
 	t0=$(date +%s%N)
 	crc=0
 	timeout -k 5 "$tmo" "$@" >>"$raw/$id.client.txt" 2>&1 || crc=$?
 	t1=$(date +%s%N)
 	b1=$(busy_ticks)
+	trace_mark "$id.1"
 	profile_mark "$id.1"
 	[ -z "${SAMPLE_MEM:-}" ] || mem_sampler_stop
 	tail -n 5 "$raw/$id.client.txt" | sed 's/^/  | /'

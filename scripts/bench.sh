@@ -6,7 +6,7 @@
 #
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
 #                    [--only 'PATTERN...'] [--param NAME=VALUE]...
-#                    [--profile] [--lat-iters N]
+#                    [--profile] [--trace] [--lat-iters N]
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
 # by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
@@ -45,6 +45,15 @@
 # incast ones (their own scripts) is profiled; about 7 MB of snapshots a
 # row: use it with --only.
 #
+# --trace records, in both guests while each row's client runs, the
+# kernel's events for every packet sent and received on the NIC, the
+# programs' write()s (libsrd's doorbell), rdma_srd's receive completions
+# and UDP sends, the clock event device's programming and the
+# interrupts (ftrace and kprobes, into DIR/trace/; bench-guest.sh's
+# TRACE_EVENTS); `scripts/bench-trace.py DIR ROW [BASE_ROW]` then splits
+# a latency row's round trip into each guest's turnaround, its parts,
+# and the time between the guests.  Use it with --only.
+#
 # --lat-iters sets the round trips of the 64 B latency rows (default
 # 1000; not with --quick).  Two profiled runs of one row at two counts give its cost per
 # message without the programs' setup: bench-profile.py --minus.
@@ -66,6 +75,7 @@ out=
 only=
 params=
 profile=0
+trace=0
 lat_iters=
 
 while [ $# -gt 0 ]; do
@@ -76,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--profile) profile=1; shift ;;
+	--trace) trace=1; shift ;;
 	--lat-iters)
 		[[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--lat-iters takes a count, not '$2'"
 		lat_iters=$2
@@ -140,6 +151,7 @@ write_params() {
 		ONLY='$only'
 		SRD_PARAMS='$params'
 		PROFILE=$profile
+		TRACE=$trace
 		LAT_ITERS=$lat_iters
 	EOF
 }
@@ -159,6 +171,7 @@ write_machine() {
 		echo "only=$only"
 		echo "params=$params"
 		echo "profile=$profile"
+		echo "trace=$trace"
 		echo "lat_iters=$lat_iters"
 	} >"$out/machine"
 }
@@ -179,6 +192,7 @@ suffix=
 [ $quick -eq 0 ] || suffix=-quick
 [ -n "$out" ] || out=$BUILD/bench/$(date +%Y%m%d-%H%M%S)-$kver$suffix
 mkdir -p "$out/raw"
+[ $trace -eq 0 ] || mkdir -p "$out/trace"
 out=$(cd "$out" && pwd)
 rm -f "$out/index.tsv" "$out/server-gids"
 write_params

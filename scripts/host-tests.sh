@@ -562,6 +562,120 @@ test_bench_profile_one_guest() {
 	echo "$out" | grep -q 'no guest nosuch' || return 1
 }
 
+# bench.sh --trace's recordings (read by bench-trace.py): a ping-pong's
+# round trips, each guest's turnaround and its parts, paired across the
+# guests; the program's setup, lo, ACKs alone and a probe kept apart.
+t test_bench_trace_round_trips
+test_bench_trace_round_trips() {
+	local d=$tmp/trace-run out
+	mkdir -p "$d/trace"
+	python3 - "$d/trace" <<-'PY' || return 1
+	import sys
+	def ev(f, us, task, text, base):
+	    f.write("%16s-%-5d [000] ..s1. %12.6f: %s\n" % (task, 7 if task != "<idle>" else 0,
+	                                                  base + us / 1e6, text))
+	tx = "net_dev_xmit: dev=eth0 skbaddr=0000000012345678 len=%d rc=0"
+	rx = ("napi_gro_receive_entry: dev=eth0 napi_id=0x2001 queue_mapping=1 protocol=0x0800 "
+	      "ip_summed=0 len=%d data_len=0")
+	irq = "irq_handler_entry: irq=24 name=virtio4-input.0"
+	cqe = "srd_recv_cqe: (srd_complete_recv+0x0/0x110 [rdma_srd])"
+	db = "sys_write(fd: 6, buf: 7ffc, count: 4)"
+	sx = "srd_xmit_udp: (srd_xmit+0x0/0x200 [rdma_srd])"
+	vq = "vq_notify: (virtqueue_notify+0x0/0x40)"
+	end = "softirq_exit: vec=3 [action=NET_RX]"
+	with open(sys.argv[1] + "/client-r.txt", "w") as f:
+	    f.write("# tracer: nop\n#\n")
+	    b = 10.0
+	    ev(f, -500, "ib_send_lat", tx % 120, b)         # setup, before the first doorbell
+	    ev(f, 0, "ib_send_lat", db, b)
+	    ev(f, 100, "ib_send_lat", tx % 150, b)
+	    ev(f, 150, "<idle>", tx % 150, b)                 # a tail probe: sent again
+	    for t0 in (400, 800):
+	        ev(f, t0, "<idle>", irq, b)
+	        ev(f, t0 + 10, "<idle>", rx % 150, b)
+	        ev(f, t0 + 20, "<idle>", "local_timer_entry: vector=236", b)
+	        ev(f, t0 + 30, "<idle>", cqe, b)
+	        ev(f, t0 + 40, "<idle>", end, b)
+	        ev(f, t0 + 50, "ib_send_lat", db, b)
+	        ev(f, t0 + 55, "<idle>", sx, b)              # not the program's
+	        ev(f, t0 + 60, "ib_send_lat", sx, b)
+	        ev(f, t0 + 70, "ib_send_lat", sx, b)         # not the first
+	        ev(f, t0 + 80, "ib_send_lat", vq, b)
+	        ev(f, t0 + 100, "ib_send_lat", tx % 118, b)  # no ACK block: a message still
+	    ev(f, 600, "<idle>", tx % 90, b)                  # an ACK alone
+	    ev(f, 650, "<idle>", "local_timer_entry: vector=236", b)
+	    ev(f, 700, "bash", "net_dev_xmit: dev=lo skbaddr=0 len=150 rc=0", b)
+	    ev(f, 1200, "<idle>", irq, b)
+	    ev(f, 1210, "<idle>", rx % 150, b)
+	    ev(f, 1220, "ib_send_lat", db, b)
+	    ev(f, 1300, "<idle>", tx % 150, b)               # teardown: TCP, after the last doorbell
+	    ev(f, 1400, "<idle>", tx % 150, b)
+	with open(sys.argv[1] + "/server-r.txt", "w") as f:
+	    b = 50.0
+	    ev(f, 0, "ib_send_lat", db, b)
+	    for t0 in (200, 600, 1000):
+	        if t0 == 1000:
+	            ev(f, t0 - 20, "<idle>", vq, b)          # before the doorbell: not its
+	        ev(f, t0 - 10, "<idle>", irq, b)
+	        ev(f, t0, "<idle>", rx % 150, b)
+	        ev(f, t0 + 20, "<idle>", cqe, b)
+	        ev(f, t0 + 22, "<idle>", "clockev_set: (lapic_next_event+0x0/0x30)", b)
+	        ev(f, t0 + 24, "<idle>", ("clockev_set_ret: (clockevents_program_event+0x96/0x100 "
+	                                   "<- lapic_next_event)"), b)
+	        ev(f, t0 + 25, "<idle>", "softirq_exit: vec=1 [action=TIMER]", b)
+	        ev(f, t0 + 45, "<idle>", end, b)
+	        ev(f, t0 + 50, "ib_send_lat", db, b)
+	        ev(f, t0 + 75, "ib_send_lat", sx, b)
+	        if t0 != 1000:
+	            ev(f, t0 + 95, "ib_send_lat", vq, b)
+	        ev(f, t0 + 100, "ib_send_lat", tx % 150, b)
+	    ev(f, 450, "<idle>", "clockev_set: (lapic_next_event+0x0/0x30)", b)
+	    ev(f, 460, "<idle>", "clockev_set_ret: (clockevents_program_event+0x96/0x100)", b)
+	    # A return without its entry on that CPU, and an entry on another.
+	    ev(f, 470, "<idle>", "clockev_set_ret: (clockevents_program_event+0x96/0x100)", b)
+	    f.write("%16s-%-5d [001] d.h1. %12.6f: %s\n" % ("<idle>", 0, b + 480e-6,
+	                                                 "clockev_set: (lapic_next_event+0x0/0x30)"))
+	    ev(f, 490, "<idle>", "clockev_set_ret: (clockevents_program_event+0x96/0x100)", b)
+	PY
+	out=$(python3 "$TOP/scripts/bench-trace.py" --json "$d" r) || return 1
+	python3 - "$out" <<-'PY' || { echo "$out" | sed 's/^/# /'; return 1; }
+	import json, sys
+	r = json.loads(sys.argv[1])["r"]
+	want = {"client round trip": 310, "server turnaround": 100, "between the guests": 210,
+	        "server: receive to doorbell": 50, "server: receive to its completion": 20,
+	        "server: completion to doorbell": 30, "server: doorbell to send": 50,
+	        "server: interrupt to receive": 10, "client turnaround": 90,
+	        "client: receive to its completion": 20, "client: completion to doorbell": 20,
+	        "client: doorbell to send": 50, "client: completion to the receive's end": 10,
+	        "client: receive's end to doorbell": 10, "server: completion to the receive's end": 25,
+	        "server: receive's end to doorbell": 5, "server: doorbell to rdma_srd's UDP send": 25,
+	        "server: UDP send to the NIC's send": 25, "server: the NIC's notify to its send": 5,
+	        "client: doorbell to rdma_srd's UDP send": 10,
+	        "client: the NIC's notify to its send": 20}
+	bad = ["%s: %s, not %s" % (k, r[k], v) for k, v in want.items()
+	       if r[k] is None or abs(r[k]["median"] - v) > 0.01]
+	ce = r["server: clock event programming"]
+	if ce["n"] != 4 or abs(ce["median"] - 2) > 0.01 or abs(ce["mean"] - 4) > 0.01:
+	    bad.append("server clock event programmings: %s, not 2, 2, 2 and 10 us" % ce)
+	if r["clockev_in_turn a round trip"] != [1, 0] or r["clockev a round trip"][0] != 4 / 3:
+	    bad.append("clock event programmings a round trip: %s and %s" %
+	               (r["clockev a round trip"], r["clockev_in_turn a round trip"]))
+	if r["server: the NIC's notify to its send"]["n"] != 2:
+	    bad.append("a notify before the doorbell taken for its")
+	if r["client round trip"]["n"] != 3 or not r["paired"] or r["round trips"] != 3:
+	    bad.append("3 round trips, paired: %s" % r)
+	for k, v in (("dup_tx a round trip", [0, 1 / 3]), ("short_tx a round trip", [0, 1 / 3]),
+	             ("timers_in_turn a round trip", [0, 2 / 3]), ("timers a round trip", [0, 1])):
+	    if any(abs(a - b) > 1e-9 for a, b in zip(r[k], v)):
+	        bad.append("%s: %s, not %s" % (k, r[k], v))
+	print("\n".join("# " + b for b in bad))
+	sys.exit(1 if bad else 0)
+	PY
+	out=$(python3 "$TOP/scripts/bench-trace.py" "$d" nosuch 2>&1) && return 1
+	echo "# $out"
+	echo "$out" | grep -q 'was the run made with --trace' || return 1
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc
