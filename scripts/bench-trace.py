@@ -137,7 +137,7 @@ def guest(path):
         elif ev == "clockev_set":
             clockev_at[f["cpu"]] = ts
         elif ev == "clockev_set_ret" and f["cpu"] in clockev_at:
-            # The local APIC's timer programmed: in qemu, under its lock.
+            # The local APIC's timer programmed (an MMIO write to qemu).
             g["clockev"].append(ts - clockev_at.pop(f["cpu"]))
             if held is not None:
                 g["clockev_in_turn"] += 1
@@ -150,7 +150,7 @@ def guest(path):
             if held is not None:
                 g["timers_in_turn"] += 1
         elif is_rx((ts, ev, task, f)):
-            if rx_min is None or int(f["len"]) < rx_min - 32:
+            if int(f["len"]) < rx_min - 32:
                 g["short_rx"] += 1
                 continue
             if away is not None:
