@@ -81,8 +81,11 @@ def parse(path):
     return evs
 
 
-def mode_len(lens):
-    return collections.Counter(lens).most_common(1)[0][0] if lens else None
+def direction(ev, f):
+    """"tx" or "rx" for a packet on the NIC (not lo), else None."""
+    if f.get("dev") == "lo":
+        return None
+    return {"net_dev_xmit": "tx", "napi_gro_receive_entry": "rx"}.get(ev)
 
 
 def guest(path):
@@ -95,19 +98,18 @@ def guest(path):
     wts = [e[0] for e in evs if e[1] == "sys_enter_write" and e[2] == prog]
     lo, hi = wts[0], wts[-1]
     # Up to the first packet after the last doorbell: the last answer.
-    after = [e[0] for e in evs if e[0] > hi and e[1] in ("net_dev_xmit", "napi_gro_receive_entry")
-             and e[3].get("dev") != "lo"]
+    after = [e[0] for e in evs if e[0] > hi and direction(e[1], e[3])]
     hi = after[0] if after else hi
     evs = [e for e in evs if lo <= e[0] <= hi]
-
-    def is_tx(e):
-        return e[1] == "net_dev_xmit" and e[3].get("dev") != "lo"
-
-    def is_rx(e):
-        return e[1] == "napi_gro_receive_entry" and e[3].get("dev") != "lo"
-
-    tx_min = mode_len([int(e[3]["len"]) for e in evs if is_tx(e)])
-    rx_min = mode_len([int(e[3]["len"]) for e in evs if is_rx(e)])
+    # A message's packet: at least the direction's most common length less
+    # an ACK block; shorter ones are ACKs alone.
+    lens = {"tx": [], "rx": []}
+    for ts, ev, task, f in evs:
+        d = direction(ev, f)
+        if d:
+            lens[d].append(int(f["len"]))
+    least = {d: collections.Counter(v).most_common(1)[0][0] - 32
+             for d, v in lens.items() if v}
     g = {"prog": prog, "turn": [], "rx_db": [], "db_tx": [], "irq_rx": [], "away": [],
          "rx_cqe": [], "cqe_db": [], "cqe_end": [], "end_db": [], "db_sx": [], "sx_tx": [],
          "vq_tx": [],
@@ -118,7 +120,10 @@ def guest(path):
     held = away = None
     last_write = last_irq = last_cqe = cqe_end = sent = notified = None
     for ts, ev, task, f in evs:
-        if ev == "sys_enter_write" and task == prog:
+        d = direction(ev, f)
+        if d and int(f["len"]) < least[d]:
+            g["short_" + d] += 1
+        elif ev == "sys_enter_write" and task == prog:
             last_write, sent = ts, None
         elif ev == "srd_xmit_udp" and task == prog:
             # The doorbell's packet reaching UDP: its first after the write.
@@ -149,10 +154,7 @@ def guest(path):
             g["timers"] += 1
             if held is not None:
                 g["timers_in_turn"] += 1
-        elif is_rx((ts, ev, task, f)):
-            if int(f["len"]) < rx_min - 32:
-                g["short_rx"] += 1
-                continue
+        elif d == "rx":
             if away is not None:
                 g["away"].append(ts - away)
                 away = None
@@ -163,10 +165,7 @@ def guest(path):
             if last_irq is not None:
                 g["irq_rx"].append(ts - last_irq)
                 last_irq = None
-        elif is_tx((ts, ev, task, f)):
-            if int(f["len"]) < tx_min - 32:
-                g["short_tx"] += 1
-                continue
+        elif d == "tx":
             if held is not None:
                 g["turn"].append(ts - held)
                 if last_write is not None and last_write >= held:
