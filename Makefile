@@ -24,7 +24,8 @@
 #                   default 6.1); BENCH_QUICK=1 for the smoke-test subset,
 #                   BENCH_ONLY='srd-lat-* *-lat-64' for some rows only,
 #                   BENCH_PARAMS='ack_reply_wait_us=0' to set rdma_srd's
-#                   module parameters in both guests
+#                   module parameters in both guests, BENCH_PIN=0 to run
+#                   every program of both guests on their CPU 0
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -148,10 +149,12 @@ vm-shell: all
 BENCH_QUICK ?=
 BENCH_ONLY ?=
 BENCH_PARAMS ?=
+BENCH_PIN ?=
 bench: all
 	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick) \
 		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') \
-		$(foreach p,$(BENCH_PARAMS),--param $(p))
+		$(foreach p,$(BENCH_PARAMS),--param $(p)) \
+		$(if $(BENCH_PIN),--pin $(BENCH_PIN))
 
 install: all
 	@$(TOP)/scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(SYSCONFDIR)" "$(BUILD)" "$(KVERS)" "$(VERSION)"

@@ -693,6 +693,10 @@ run_client() {
 }
 
 mkdir -p "$raw"
+# bench.sh --pin: this script and every program it starts on one CPU.
+if [ -n "${PIN:-}" ]; then
+	pp taskset -pc "$PIN" $$
+fi
 case "$role" in
 server) run_server ;;
 client) run_client ;;

@@ -417,6 +417,9 @@ def table(dirname, recs, params, machine):
     if srd_params:
         w("- rdma_srd's module parameters set in both guests: `%s` (bench.sh --param); "
           "the others at their defaults" % srd_params)
+    pin = params.get("PIN", "")
+    if pin:
+        w("- Every program of both guests on their CPU %s (bench.sh --pin)" % pin)
     regen = ""
     if params.get("QUICK") == "1":
         regen += " BENCH_QUICK=1"
@@ -424,6 +427,8 @@ def table(dirname, recs, params, machine):
         regen += " BENCH_ONLY='%s'" % only
     if srd_params:
         regen += " BENCH_PARAMS='%s'" % srd_params
+    if pin:
+        regen += " BENCH_PIN=%s" % pin
     w("- Regenerate: `make bench KVER=%s%s`; raw outputs: `%s`" % (
         machine.get("kernel"), regen,
         os.path.relpath(dirname, os.path.dirname(os.path.dirname(os.path.dirname(dirname))))

@@ -6,7 +6,7 @@
 #
 #   scripts/bench.sh [--kernel VER] [--quick] [--mtu BYTES] [--out DIR]
 #                    [--only 'PATTERN...'] [--param NAME=VALUE]...
-#                    [--profile] [--trace] [--lat-iters N]
+#                    [--profile] [--trace] [--lat-iters N] [--pin CPU]
 #
 # Two guests of the same kernel (scripts/vm-run.sh, default 6.1) are joined
 # by a virtio-net link over qemu UDP socket networking: A (10.77.0.1) serves,
@@ -58,6 +58,16 @@
 # 1000; not with --quick).  Two profiled runs of one row at two counts give its cost per
 # message without the programs' setup: bench-profile.py --minus.
 #
+# --pin runs every program of both guests (servers, clients, this
+# harness) on their CPU number CPU (taskset), where otherwise the
+# scheduler places each as it will.  A busy-polling program on the CPU
+# that takes the NIC's interrupts runs the receive's softirq itself; on
+# the other CPU it waits for that CPU's vCPU to be run too.  Unpinned,
+# eight runs of the 64 B SRD/UD latency ratio spread over 1.20-1.67;
+# pinned to CPU 0, ten over 1.51-1.65 (docs/performance.md): an A/B of
+# a few percent needs that.  The table's rows are taken unpinned, as
+# the tools run by default.
+#
 # --mtu sets the link's MTU (default 9000, so that rxe's and srd's active
 # MTU is 4096 and 4 KiB UD messages fit).
 
@@ -77,6 +87,7 @@ params=
 profile=0
 trace=0
 lat_iters=
+pin=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -90,6 +101,11 @@ while [ $# -gt 0 ]; do
 	--lat-iters)
 		[[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--lat-iters takes a count, not '$2'"
 		lat_iters=$2
+		shift 2
+		;;
+	--pin)
+		[[ "${2-}" =~ ^[0-9]+$ ]] || die "--pin takes a CPU number, not '${2-}'"
+		pin=$2
 		shift 2
 		;;
 	--param)
@@ -153,6 +169,7 @@ write_params() {
 		PROFILE=$profile
 		TRACE=$trace
 		LAT_ITERS=$lat_iters
+		PIN=$pin
 	EOF
 }
 
@@ -173,6 +190,7 @@ write_machine() {
 		echo "profile=$profile"
 		echo "trace=$trace"
 		echo "lat_iters=$lat_iters"
+		echo "pin=$pin"
 	} >"$out/machine"
 }
 
