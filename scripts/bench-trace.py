@@ -34,7 +34,11 @@ round trip, for ROW and BASE_ROW beside it:
   (hrtimer_start) and the clock event device programmed (a kprobe and a
   kretprobe on lapic_next_event, the guests' local APIC timer in one-shot
   mode: clockev_set, clockev_set_ret) a round trip, how many of each fell
-  in a turnaround, and how long a programming took.
+  in a turnaround, and how long a programming took;
+- the share of the turnarounds whose doorbell was written on the CPU
+  that wrote the receive's completion: a program on the CPU that takes
+  the NIC's interrupts runs the receive's softirq itself, one on the
+  other waits for two vCPUs to run (bench.sh --pin).
 
 Medians and means in µs.  A message packet is one of at least the most
 common length a guest sent (or received) less 32 bytes (an SRD DATA
@@ -115,16 +119,17 @@ def guest(path):
          "vq_tx": [],
          "dup_tx": 0, "dup_rx": 0, "short_tx": 0, "short_rx": 0, "timers": 0,
          "timers_in_turn": 0, "hrtimers": 0, "hrtimers_in_turn": 0,
-         "clockev": [], "clockev_in_turn": 0}
+         "clockev": [], "clockev_in_turn": 0, "db_cqe": 0, "db_on_cqe_cpu": 0}
     clockev_at = {}
     held = away = None
     last_write = last_irq = last_cqe = cqe_end = sent = notified = None
+    write_cpu = cqe_cpu = None
     for ts, ev, task, f in evs:
         d = direction(ev, f)
         if d and int(f["len"]) < least[d]:
             g["short_" + d] += 1
         elif ev == "sys_enter_write" and task == prog:
-            last_write, sent = ts, None
+            last_write, write_cpu, sent = ts, f["cpu"], None
         elif ev == "srd_xmit_udp" and task == prog:
             # The doorbell's packet reaching UDP: its first after the write.
             if last_write is not None and sent is None:
@@ -177,6 +182,8 @@ def guest(path):
                     if notified is not None and last_write <= notified <= ts:
                         g["vq_tx"].append(ts - notified)
                     if last_cqe is not None and held <= last_cqe <= last_write:
+                        g["db_cqe"] += 1
+                        g["db_on_cqe_cpu"] += write_cpu == cqe_cpu
                         g["rx_cqe"].append(last_cqe - held)
                         g["cqe_db"].append(last_write - last_cqe)
                         if cqe_end is not None and cqe_end <= last_write:
@@ -246,6 +253,8 @@ def row(d, r):
               "hrtimers", "hrtimers_in_turn", "clockev_in_turn"):
         out["%s a round trip" % k] = [s[k] / n, c[k] / n]
     out["clockev a round trip"] = [len(s["clockev"]) / n, len(c["clockev"]) / n]
+    out["doorbells on the completion's CPU"] = [
+        x["db_on_cqe_cpu"] / x["db_cqe"] if x["db_cqe"] else None for x in (s, c)]
     out["server: clock event programming"] = stat(s["clockev"])
     out["client: clock event programming"] = stat(c["clockev"])
     return out
@@ -312,6 +321,10 @@ def main():
                      "of them in a turnaround, server / client")):
         print("| %s | %s |%s" % (what, " | ".join(
             "%.2f / %.2f" % tuple(res[r][k]) for r in rows), " |" if a.base else ""))
+    print("| doorbells on their completion's CPU, server / client | %s |%s" % (" | ".join(
+        " / ".join("—" if x is None else "%.2f" % x
+                   for x in res[r]["doorbells on the completion's CPU"]) for r in rows),
+        " |" if a.base else ""))
     for r in rows:
         if not res[r]["paired"]:
             print("\n%s: the guests traced different counts; \"between the guests\" is the "

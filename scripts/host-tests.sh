@@ -624,8 +624,12 @@ test_bench_trace_round_trips() {
 	                                   "<- lapic_next_event)"), b)
 	        ev(f, t0 + 25, "<idle>", "softirq_exit: vec=1 [action=TIMER]", b)
 	        ev(f, t0 + 45, "<idle>", end, b)
-	        if t0 != 600:                              # an answer with no doorbell
+	        if t0 == 200:
 	            ev(f, t0 + 50, "ib_send_lat", db, b)
+	        elif t0 == 1000:                           # written on the other CPU
+	            f.write("%16s-%-5d [001] ...1. %12.6f: %s\n" % ("ib_send_lat", 7,
+	                                                         b + (t0 + 50) / 1e6, db))
+	        # t0 600: an answer with no doorbell
 	        ev(f, t0 + 75, "ib_send_lat", sx, b)
 	        if t0 != 1000:
 	            ev(f, t0 + 95, "ib_send_lat", vq, b)
@@ -665,6 +669,9 @@ test_bench_trace_round_trips() {
 	    bad.append("a notify before the doorbell taken for its")
 	if r["server: receive to doorbell"]["n"] != 2:
 	    bad.append("a doorbell before the receive taken for its answer's")
+	if r["doorbells on the completion's CPU"] != [0.5, 1]:
+	    bad.append("doorbells on the completion's CPU: %s, not 1 of 2 and 2 of 2" %
+	               r["doorbells on the completion's CPU"])
 	if r["client round trip"]["n"] != 3 or not r["paired"] or r["round trips"] != 3:
 	    bad.append("3 round trips, paired: %s" % r)
 	for k, v in (("dup_tx a round trip", [0, 1 / 3]), ("short_tx a round trip", [0, 1 / 3]),
