@@ -686,6 +686,52 @@ test_bench_trace_round_trips() {
 	echo "$out" | grep -q 'was the run made with --trace' || return 1
 }
 
+# bench-ab.sh: runs the two sides in turn, passes its options on to
+# each side's bench.sh, and averages what each run's results.json says;
+# a run without a figure fails it.  Two fake trees stand in for softsrd's.
+t test_bench_ab_interleaves_and_averages
+test_bench_ab_interleaves_and_averages() {
+	local side out
+	for side in a b; do
+		mkdir -p "$tmp/ab-$side/scripts"
+		cat >"$tmp/ab-$side/scripts/bench.sh" <<-EOF
+		#!/bin/bash
+		# A stand-in: the SRD p50 grows by 10 us a run; UD's is 100 us in
+		# A, 100 us a run in B (so the mean of ratios is not their ratio).
+		echo "$side \$*" >>"$tmp/ab-calls"
+		while [ \$# -gt 0 ]; do
+		    [ "\$1" = --out ] && out=\$2
+		    shift
+		done
+		n=\$(grep -c "^$side " "$tmp/ab-calls")
+		srd=\$(( $([ $side = a ] && echo 300 || echo 200) + 10 * n ))
+		ud=\$(( $([ $side = a ] && echo 100 || echo "100 * n") ))
+		mkdir -p "\$out"
+		[ "$side\$n" = b3 ] && exit 1    # no figure
+		printf '{"records": [{"id": "srd-efa-lat-64", "metrics": {"p50_us": %d}},
+		  {"id": "srd-ud-lat-64", "metrics": {"p50_us": %d}}]}' "\$srd" "\$ud" >"\$out/results.json"
+		EOF
+		chmod +x "$tmp/ab-$side/scripts/bench.sh"
+	done
+	out=$("$TOP/scripts/bench-ab.sh" --pin 0 --runs 3 --lat-iters 50 --out "$tmp/ab-out" \
+		"$tmp/ab-a" "$tmp/ab-b" 2>&1) && { echo "# a run without a figure passed"; return 1; }
+	echo "$out" | sed 's/^/# /'
+	# A, B, A, B, A, B, each with the options given.
+	[ "$(cut -d' ' -f1 "$tmp/ab-calls" | tr -d '\n')" = ababab ] &&
+		[ "$(grep -c -- '--pin 0 .*--lat-iters 50\|--lat-iters 50 .*--pin 0' "$tmp/ab-calls")" -eq 6 ] &&
+		[ "$(grep -c -- "--out $tmp/ab-out/[AB]-[123]" "$tmp/ab-calls")" -eq 6 ] &&
+		grep -qF 'A-2: -c SRD p50 320.0 us, UD 100.0, ratio 3.20' <<<"$out" &&
+		grep -qF 'B-3: no figure' <<<"$out" &&
+		grep -qF "A ($tmp/ab-a), 3 runs: mean -c SRD p50 320.0 us, UD 100.0, ratio 3.20" <<<"$out" &&
+		grep -qF 'B-2: -c SRD p50 220.0 us, UD 200.0, ratio 1.10' <<<"$out" &&
+		grep -qF "B ($tmp/ab-b), 2 runs: mean -c SRD p50 215.0 us, UD 150.0, ratio 1.60" <<<"$out" &&
+		grep -qF 'B / A: -c SRD p50 0.672, UD p50 1.500, ratio 0.500' <<<"$out" || return 1
+	out=$("$TOP/scripts/bench-ab.sh" "$tmp/ab-a" 2>&1) && return 1
+	[[ "$out" == *"give A and B"* ]] || { echo "# $out"; return 1; }
+	out=$("$TOP/scripts/bench-ab.sh" "$tmp/nosuch" param:x=1 2>&1) && return 1
+	[[ "$out" == *"neither param:NAME=VALUE nor a softsrd tree"* ]] || { echo "# $out"; return 1; }
+}
+
 t test_vm_fails_on_timeout
 test_vm_fails_on_timeout() {
 	local rc
