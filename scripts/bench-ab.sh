@@ -34,13 +34,21 @@ out=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
-	--pin) pin=$2; shift 2 ;;
+	--pin)
+		[[ "${2-}" =~ ^[0-9]+$ ]] || die "--pin takes a CPU number, not '${2-}'"
+		pin=$2
+		shift 2
+		;;
 	--runs)
 		[[ "${2-}" =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count, not '${2-}'"
 		runs=$2
 		shift 2
 		;;
-	--lat-iters) iters=$2; shift 2 ;;
+	--lat-iters)
+		[[ "${2-}" =~ ^[1-9][0-9]*$ ]] || die "--lat-iters takes a count, not '${2-}'"
+		iters=$2
+		shift 2
+		;;
 	--out) out=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "bench-ab: unknown option $1" >&2; usage ;;

@@ -730,6 +730,13 @@ test_bench_ab_interleaves_and_averages() {
 	[[ "$out" == *"give A and B"* ]] || { echo "# $out"; return 1; }
 	out=$("$TOP/scripts/bench-ab.sh" "$tmp/nosuch" param:x=1 2>&1) && return 1
 	[[ "$out" == *"neither param:NAME=VALUE nor a softsrd tree"* ]] || { echo "# $out"; return 1; }
+	# Bad options are refused before any run.
+	rm -f "$tmp/ab-calls"
+	out=$("$TOP/scripts/bench-ab.sh" --pin x "$tmp/ab-a" "$tmp/ab-b" 2>&1) && return 1
+	[[ "$out" == *"--pin takes a CPU number, not 'x'"* ]] || { echo "# $out"; return 1; }
+	out=$("$TOP/scripts/bench-ab.sh" --lat-iters 0 "$tmp/ab-a" "$tmp/ab-b" 2>&1) && return 1
+	[[ "$out" == *"--lat-iters takes a count, not '0'"* ]] || { echo "# $out"; return 1; }
+	[ ! -e "$tmp/ab-calls" ] || { echo "# a side ran despite a bad option"; return 1; }
 }
 
 t test_vm_fails_on_timeout
