@@ -238,6 +238,7 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(acks_piggybacked),
 	SRD_COUNTER_DESC(ack_reply_timeouts),
 	SRD_COUNTER_DESC(cc_drains),
+	SRD_COUNTER_DESC(cc_losses_without_queue),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==

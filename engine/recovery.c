@@ -77,8 +77,8 @@ static void detect_losses(struct srd_peer *peer, uint64_t now_us)
 			peer->loss_deadline_us = at;
 		}
 	}
-	if (lost)
-		srd_cc_on_loss(&peer->cc, &peer->eng->cfg, &peer->rtt, now_us);
+	if (lost && !srd_cc_on_loss(&peer->cc, &peer->eng->cfg, &peer->rtt, now_us))
+		peer->ctr.cc_losses_without_queue++;
 	srd_tx_advance_una(peer);
 }
 
@@ -322,7 +322,8 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	/* Tail probes start again from here, not from the last ACK. */
 	peer->tlp_base_us = now_us;
 	peer->tlp_sent = 0;
-	srd_cc_on_rto(&peer->cc, cfg, peer->rto_backoff == 0, now_us);
+	if (!srd_cc_on_rto(&peer->cc, cfg, &peer->rtt, peer->rto_backoff == 0, now_us))
+		peer->ctr.cc_losses_without_queue++;
 	SRD_TRACE(peer, SRD_EV_RTO, peer->snd_una, 0, 0, 0, 0,
 		  peer->rto_backoff + 1,
 		  srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff));

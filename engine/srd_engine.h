@@ -332,6 +332,8 @@ struct srd_counters {
 	uint64_t acks_piggybacked;	/* ACKs carried by a DATA packet */
 	uint64_t ack_reply_timeouts;	/* ACKs that waited for a reply in vain */
 	uint64_t cc_drains;		/* drains a receiver asked for, made */
+	uint64_t cc_losses_without_queue; /* losses and first RTOs that left the
+					   * window: no queue stood (cc.c) */
 };
 
 /*
@@ -341,7 +343,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	44
+#define SRD_ENGINE_NUM_COUNTERS	45
 
 struct srd_counter_desc {
 	const char *name;

@@ -217,6 +217,7 @@ struct srd_cc {
 	uint64_t last_decrease_us;
 	uint64_t pace_next_ns;	/* earliest next DATA send */
 	uint32_t standing_us;	/* least delay of the last window */
+	uint32_t standing_prev_us; /* ... of the one before */
 	uint32_t win_min_us;	/* ... of the current one */
 	uint32_t win_samples;
 	uint64_t win_end_us;
@@ -237,11 +238,11 @@ void srd_cc_init(struct srd_cc *cc, const struct srd_config *cfg);
 void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 		   const struct srd_rtt *rtt, uint32_t newly_acked,
 		   uint32_t delay_us, uint64_t now_us);
-void srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
+bool srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us);
 void srd_cc_undo(struct srd_cc *cc);
-void srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
-		   bool first, uint64_t now_us);
+bool srd_cc_on_rto(struct srd_cc *cc, const struct srd_config *cfg,
+		   const struct srd_rtt *rtt, bool first, uint64_t now_us);
 bool srd_cc_drain_asks(const struct srd_engine *eng, uint64_t now_us);
 void srd_cc_drain_newcomer(struct srd_engine *eng, uint64_t now_us);
 bool srd_cc_drain_ack_any(struct srd_cc *cc, const struct srd_config *cfg,

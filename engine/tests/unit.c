@@ -1339,6 +1339,62 @@ static void test_cc_drain(void)
 	CHECK(srd_config_validate(&c) < 0, "an interval over a minute is refused");
 }
 
+/*
+ * A loss cuts the window only where a queue stands (cc.c,
+ * loss_from_queue()): a link's loss under a sprayed flow comes every RTT
+ * whatever the window, and cutting for it pinned the window at its floor
+ * (issue 49).  Without a delay sample yet, a loss counts as congestion.
+ */
+static void test_cc_loss_needs_queue(void)
+{
+	struct srd_config c;
+	struct srd_rtt r;
+	struct srd_cc cc;
+	uint32_t w0;
+
+	srd_config_default(&c);
+	c.cc_target_queue_us = 50;	/* target: 100 + 50 us */
+	c.cc_target_rtt_mult = 0;
+	c.cc_fs_range_us = 0;
+	srd_rtt_init(&r, &c);
+	srd_cc_init(&cc, &c);
+	w0 = cc.cwnd;
+	CHECK(srd_cc_on_loss(&cc, &c, &r, 1000) && cc.cwnd == w0 / 2,
+	      "no RTT sample yet: a loss cuts (%u -> %u)", w0, cc.cwnd);
+	srd_rtt_sample(&r, &c, 100, 1);
+	srd_cc_init(&cc, &c);
+	srd_cc_on_ack(&cc, &c, &r, 1, 120, 10);	/* a window of 120 us closes */
+	w0 = cc.cwnd;
+	CHECK(cc.standing_us == 120 && !srd_cc_on_loss(&cc, &c, &r, 2000) &&
+	      cc.cwnd == w0, "standing %u us, below the 150 us target: window kept "
+	      "(%u -> %u)", cc.standing_us, w0, cc.cwnd);
+	CHECK(!srd_cc_on_loss(&cc, &c, &r, 4000) && cc.cwnd == w0,
+	      "and at every loss after (%u -> %u)", w0, cc.cwnd);
+	cc.standing_us = 151;			/* a queue stands */
+	CHECK(srd_cc_on_loss(&cc, &c, &r, 6000) && cc.cwnd == w0 / 2,
+	      "standing 151 us, above target: cut by max_mdf (%u -> %u)", w0, cc.cwnd);
+	w0 = cc.cwnd;
+	CHECK(srd_cc_on_loss(&cc, &c, &r, 6050) && cc.cwnd == w0,
+	      "congestive, but once per RTT (%u -> %u)", w0, cc.cwnd);
+	/*
+	 * A buffer shallower than the target: a queue of one base RTT in
+	 * every recent window is congestion, one window of it is not (a
+	 * window whose samples all took a slow path).
+	 */
+	c.cc_target_queue_us = 5000;
+	srd_cc_init(&cc, &c);
+	cc.standing_us = 200;
+	cc.standing_prev_us = 120;
+	w0 = cc.cwnd;
+	CHECK(!srd_cc_on_loss(&cc, &c, &r, 10000) && cc.cwnd == w0,
+	      "one window of 200 us after one of 120 us: window kept (%u -> %u)",
+	      w0, cc.cwnd);
+	cc.standing_prev_us = 200;
+	CHECK(srd_cc_on_loss(&cc, &c, &r, 10000) && cc.cwnd == w0 / 2,
+	      "two windows of 2 x min_rtt under a 5 ms target: cut (%u -> %u)",
+	      w0, cc.cwnd);
+}
+
 static void test_cc_window(void)
 {
 	struct srd_config c;
@@ -1375,13 +1431,22 @@ static void test_cc_window(void)
 	for (i = 0; i < 100000; i++)
 		srd_cc_on_ack(&cc, &c, &r, 64, 100, 300000);
 	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
-	/* The first RTO of a run cuts as a loss; the next one, to the floor. */
+	/*
+	 * The first RTO of a run cuts as a loss, where a queue stands (the
+	 * standing delay above the 150 us target); the next one, to the
+	 * floor, queue or not.
+	 */
 	w0 = cc.cwnd;
-	srd_cc_on_rto(&cc, &c, true, 400000);
-	CHECK(cc.cwnd == w0 / 2, "first rto halves: %u -> %u", w0, cc.cwnd);
-	srd_cc_on_rto(&cc, &c, false, 401000);
-	CHECK(cc.cwnd == c.cwnd_min_256ths && srd_cc_window_pkts(&cc) == 1,
-	      "second rto -> floor");
+	CHECK(!srd_cc_on_rto(&cc, &c, &r, true, 400000) && cc.cwnd == w0,
+	      "first rto, no queue (standing %u us): window kept %u -> %u",
+	      cc.standing_us, w0, cc.cwnd);
+	cc.standing_us = 1000;
+	CHECK(srd_cc_on_rto(&cc, &c, &r, true, 400000) && cc.cwnd == w0 / 2,
+	      "first rto with a queue halves: %u -> %u", w0, cc.cwnd);
+	cc.standing_us = 100;
+	CHECK(srd_cc_on_rto(&cc, &c, &r, false, 401000) &&
+	      cc.cwnd == c.cwnd_min_256ths && srd_cc_window_pkts(&cc) == 1,
+	      "second rto -> floor, queue or not");
 	/*
 	 * The standing delay: one high sample among low ones in a window
 	 * (jitter, a stalled host) is not a queue; a window of high ones is.
@@ -1397,7 +1462,7 @@ static void test_cc_window(void)
 	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500070);
 	srd_cc_on_ack(&cc, &c, &r, 1, 4000, 500110);	/* closes: min 4000 */
 	CHECK(cc.cwnd < w0, "a window of high delay: cut (%u -> %u)", w0, cc.cwnd);
-	srd_cc_on_rto(&cc, &c, false, 500200);	/* the floor ... */
+	srd_cc_on_rto(&cc, &c, &r, false, 500200);	/* the floor ... */
 	CHECK(cc.cwnd == c.cwnd_min_256ths, "floor after two RTOs");
 	cc.cwnd = SRD_CWND_ONE;			/* ... but 1, for the pacing */
 	/*
@@ -2337,7 +2402,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, cc_drains),
+	      offsetof(struct srd_counters, cc_losses_without_queue),
 	      "first and last");
 }
 
@@ -3867,6 +3932,7 @@ static const struct test tests[] = {
 	{ "ud_header_roundtrip_and_rejects", test_ud_header_roundtrip_and_rejects },
 	{ "rto_estimator", test_rto_estimator },
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
+	{ "cc_loss_cuts_only_where_a_queue_stands", test_cc_loss_needs_queue },
 	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
 	{ "cc_fixed_target", test_cc_fixed_target },
 	{ "cc_flow_scaling", test_cc_flow_scaling },
