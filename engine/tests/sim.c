@@ -159,6 +159,7 @@ struct sim {
 	uint32_t nrequests;		/* msgs[0..nrequests): the workload */
 	struct srd_config cfg;
 	int failed;
+	uint32_t link_reorder_last[2][SIM_MAX_LINKS];	/* corr_draw() */
 };
 
 static void fail(struct sim *s, const char *fmt, ...)
@@ -492,6 +493,61 @@ static uint32_t path_delay_us(struct sim *s, int a, int b, uint32_t path)
 					    (p->delay_max_us - p->delay_min_us + 1));
 }
 
+/* sim_params.links: the link the fabric's ECMP hash puts a flow on. */
+static uint32_t link_of(const struct sim *s, int a, int b, uint32_t path)
+{
+	uint64_t h = s->p->seed ^ 0xecb1ecb1ull ^ ((uint64_t)a << 44) ^
+		     ((uint64_t)b << 24) ^ path;
+
+	return (uint32_t)(splitmix(&h) % (uint64_t)s->p->links);
+}
+
+/*
+ * A netem draw correlated with the last one (netem's get_crandom()):
+ * @corr_pct of the last value kept, the rest fresh; 0 to 999.
+ */
+static uint32_t corr_draw(struct sim *s, uint32_t *last, int corr_pct)
+{
+	uint32_t v = rnd_below(&s->rng, 1000);
+
+	v = (v * (uint32_t)(100 - corr_pct) + *last * (uint32_t)corr_pct) / 100;
+	*last = v;
+	return v;
+}
+
+/*
+ * A packet from @a to @b on @path crosses its link: false if the link
+ * drops it (lost or corrupt); else *@copies doubles if it is duplicated
+ * and *@delay_us is what the link adds.
+ */
+static bool link_shape(struct sim *s, int a, int b, uint32_t path,
+		       uint32_t *copies, uint32_t *delay_us)
+{
+	uint32_t l = link_of(s, a, b, path);
+	const struct sim_link_dir *ld = a < b ? &s->p->up[l] : &s->p->down[l];
+	uint32_t *last = &s->link_reorder_last[a < b][l];
+
+	if (rnd_below(&s->rng, 1000) < (uint32_t)ld->loss_permille) {
+		s->r->pkts_dropped_net++;
+		return false;
+	}
+	if (rnd_below(&s->rng, 1000) < (uint32_t)ld->corrupt_permille) {
+		s->r->pkts_corrupted++;
+		return false;
+	}
+	if (rnd_below(&s->rng, 1000) < (uint32_t)ld->dup_permille) {
+		*copies *= 2;
+		s->r->pkts_duped++;
+	}
+	*delay_us = ld->delay_us;
+	if (ld->reorder_pct &&
+	    corr_draw(s, last, ld->reorder_corr_pct) < (uint32_t)ld->reorder_pct * 10) {
+		*delay_us = 0;
+		s->r->pkts_reordered++;
+	}
+	return true;
+}
+
 /*
  * One forged packet to @dst that claims to come from @src, as an off-path
  * attacker makes them (docs/protocol.md, "Threat model"): it cannot see
@@ -578,7 +634,7 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	const struct sim_params *p = s->p;
 	struct event e = { .type = EV_SWITCH, .src = nd->id, .dst = sp->remote };
 	const struct srd_inbound *h = d->resp_src;
-	uint32_t msg = 0, copies = 1, c;
+	uint32_t msg = 0, copies = 1, c, link_us = 0;
 
 	s->r->pkts_sent++;
 	if (p->forge_permille && rnd_below(&s->rng, 1000) < (uint32_t)p->forge_permille)
@@ -616,6 +672,8 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 		copies = 2;
 		s->r->pkts_duped++;
 	}
+	if (p->links && !link_shape(s, nd->id, sp->remote, d->path, &copies, &link_us))
+		return 0;
 	for (c = 0; c < copies; c++) {
 		e.path = d->path;
 		e.len = d->hdr_len + d->payload_len;
@@ -627,6 +685,7 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 		else if (!h)
 			pat_fill(e.data + d->hdr_len, msg, d->payload_off, d->payload_len);
 		e.t_ns = s->now_ns + 1000ull * (path_delay_us(s, nd->id, sp->remote, d->path) +
+					       link_us +
 					       rnd_below(&s->rng, p->jitter_us + 1));
 		ev_push(s, e);
 	}
@@ -1214,7 +1273,9 @@ static void make_workload(struct sim *s)
 			while (m->dst == a);
 			m->src_qp = (int)rnd_below(&s->rng, p->qps);
 			m->dst_qp = (int)rnd_below(&s->rng, p->qps);
-			if ((int)rnd_below(&s->rng, 100) < p->big_pct)
+			if (p->uniform_len)
+				m->len = 1 + rnd_below(&s->rng, p->max_msg_bytes);
+			else if ((int)rnd_below(&s->rng, 100) < p->big_pct)
 				m->len = p->max_msg_bytes - rnd_below(&s->rng, p->max_msg_bytes / 8);
 			else
 				m->len = rnd_below(&s->rng, 3 * p->seg_bytes);
@@ -1618,6 +1679,10 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	if (p->no_drain)
 		s.cfg.cc_drain_interval_us = 0;
 
+	if (p->links < 0 || p->links > SIM_MAX_LINKS) {
+		snprintf(r->why, sizeof(r->why), "links %d: 0 to %d", p->links, SIM_MAX_LINKS);
+		return;
+	}
 	s.nodes = calloc(p->nodes, sizeof(*s.nodes));
 	for (a = 0; a < p->nodes; a++) {
 		struct sim_node *nd = &s.nodes[a];

@@ -18,6 +18,22 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/*
+ * One direction of one link of a fabric (sim_params.links), as tc netem
+ * shapes it: loss, duplication and corruption (a corrupt packet fails its
+ * UDP checksum and is dropped: a loss, counted apart), and a delay that
+ * reorder_pct of the packets skip (netem's "delay D reorder P% C%": those
+ * go at once, ahead of the delayed ones), each draw correlated with the
+ * one before by reorder_corr_pct, as netem's are.
+ */
+struct sim_link_dir {
+	int loss_permille, dup_permille, corrupt_permille;
+	uint32_t delay_us;
+	int reorder_pct, reorder_corr_pct;
+};
+
+#define SIM_MAX_LINKS 8
+
 struct sim_params {
 	const char *name;
 	uint64_t seed;
@@ -77,6 +93,16 @@ struct sim_params {
 	 * end, and the node's clock reads the end when it runs them.
 	 */
 	uint32_t stall_gap_us, stall_max_us;
+	/*
+	 * > 0: a fabric of this many links between every two nodes, as
+	 * switches with an L4 ECMP hash make one (BRIEF's multipath
+	 * recipe): each (source, destination, path) hashes to one link,
+	 * whose direction shapes it on top of the rest.  up[] is the
+	 * direction from the lower node to the higher, down[] the other.
+	 */
+	int links;
+	struct sim_link_dir up[SIM_MAX_LINKS], down[SIM_MAX_LINKS];
+	bool uniform_len;		/* sizes uniform in 1..max_msg_bytes */
 	uint32_t link_bytes_per_us;	/* each destination's downlink */
 	uint32_t buffer_bytes;		/* its drop-tail buffer */
 	uint32_t rto_retries_max;	/* 0: engine default */
@@ -98,6 +124,7 @@ struct sim_result {
 	uint64_t msgs, delivered, ok_sends, failed_sends, expected_fail;
 	uint64_t sim_time_us, events;
 	uint64_t pkts_sent, pkts_dropped_net, pkts_dropped_queue, pkts_duped;
+	uint64_t pkts_corrupted, pkts_reordered;	/* sim_params.links */
 	uint64_t retransmits, rto_expired, fast_retransmits, duplicates;
 	uint64_t spurious_retransmits, tail_probes;
 	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;

@@ -10,7 +10,8 @@
  * ACKs ride on the answers and wait for them (docs/protocol.md,
  * "Receiver") under the scenario's losses.  Only what completes a
  * receive is answered: SENDs and WRITEs with imm, not plain WRITEs or READs.
- *   sim --seeds K --scale S          K seeds per scenario, S x the messages
+ *   sim --seeds K --scale S          K seeds per scenario (default: 1, or the
+ *                                    scenario's own count), S x the messages
  *   sim --list
  *
  * Most scenarios mix RDMA into the workload (sim_params.rdma_pct): each of
@@ -23,6 +24,7 @@
 #include <time.h>
 
 #include "sim.h"
+#include "srd_engine.h"
 
 struct scenario {
 	const char *name;
@@ -30,6 +32,7 @@ struct scenario {
 	void (*setup)(struct sim_params *p);
 	bool (*extra_check)(const struct sim_params *p, const struct sim_result *r,
 			    char *why, size_t n);
+	int seeds;		/* runs by default (seeds 1000 + 7919 k + i); 0: 1 */
 };
 
 static void sc_basic(struct sim_params *p)
@@ -336,6 +339,123 @@ static void sc_stalls(struct sim_params *p)
 	p->link_bytes_per_us = 50;		/* 400 Mb/s */
 }
 
+/*
+ * Issue 49's fabric, the VM's srd_multipath_mix.sh in the simulator: one
+ * QP pair between two hosts whose four equal-cost links the ECMP hash
+ * spreads the 16 paths over, 2000 messages of 1 B to 64 KiB, 16 in
+ * flight, in 1500-byte-MTU segments; on the links, as its netem has it:
+ *   link 1, data direction: loss 5%;
+ *   link 2, ACK direction:  loss 5%, delay 1 ms, 25% of it skipped (50%
+ *                           correlated): reordering;
+ *   link 3, data direction: duplication 5%, corruption 1%.
+ * The hosts' RTT and rate are the TCG guests' (about 290 us, 250 Mb/s).
+ * Every message must complete, and soon: check_goodput().
+ */
+static void sc_multipath_mix(struct sim_params *p)
+{
+	p->nodes = 2;
+	p->qps = 1;
+	p->incast_to = 1;			/* node 0 sends: the "up" direction */
+	p->msgs_per_node = 2000;
+	p->max_msg_bytes = 64 * 1024;
+	p->uniform_len = true;
+	p->seg_bytes = srd_wire_seg_bytes(1500);
+	p->post_window_us = 100;
+	p->depth = 16;
+	p->delay_min_us = 100;
+	p->delay_max_us = 150;
+	p->jitter_us = 50;
+	p->link_bytes_per_us = 32;		/* 256 Mb/s */
+	p->buffer_bytes = 1 << 20;
+	p->links = 4;
+	p->up[1].loss_permille = 50;
+	p->down[2].loss_permille = 50;
+	p->down[2].delay_us = 1000;
+	p->down[2].reorder_pct = 25;
+	p->down[2].reorder_corr_pct = 50;
+	p->up[3].dup_permille = 50;
+	p->up[3].corrupt_permille = 10;
+	p->stall_gap_us = 4000;
+	p->stall_max_us = 3000;
+}
+
+/*
+ * Goodput under loss, the property: a run with its links' trouble taken
+ * away sets the pace, and the troubled run must keep at least a third of
+ * its goodput (finish within 3x its time): a transport that only stays
+ * exactly-once, crawling from timeout to timeout, fails here.
+ */
+#define GOODPUT_MIN_FRACTION	3	/* at least 1/3 of the clean run's */
+
+static bool check_goodput(const struct sim_params *p, const struct sim_result *r,
+			  char *why, size_t n)
+{
+	struct sim_params clean = *p;
+	struct sim_result cr;
+	int l;
+
+	for (l = 0; l < SIM_MAX_LINKS; l++) {
+		clean.up[l] = (struct sim_link_dir){ 0 };
+		clean.down[l] = (struct sim_link_dir){ 0 };
+	}
+	clean.loss_permille = 0;
+	clean.dup_permille = 0;
+	clean.quiet = true;
+	sim_run(&clean, &cr);
+	if (!cr.ok) {
+		snprintf(why, n, "the clean twin failed: %s", cr.why);
+		return false;
+	}
+	printf("#   goodput: %llu us against %llu us clean (%.2fx; at most %dx)\n",
+	       (unsigned long long)r->last_ok_completion_us,
+	       (unsigned long long)cr.last_ok_completion_us,
+	       cr.last_ok_completion_us ?
+	       (double)r->last_ok_completion_us / cr.last_ok_completion_us : 0.0,
+	       GOODPUT_MIN_FRACTION);
+	if (r->ok_sends != r->msgs - r->expected_fail ||
+	    r->last_ok_completion_us >
+	    GOODPUT_MIN_FRACTION * cr.last_ok_completion_us) {
+		snprintf(why, n, "goodput: %llu of %llu OK by %llu us, the clean run by %llu us "
+			 "(at most %dx wanted)", (unsigned long long)r->ok_sends,
+			 (unsigned long long)r->msgs,
+			 (unsigned long long)r->last_ok_completion_us,
+			 (unsigned long long)cr.last_ok_completion_us, GOODPUT_MIN_FRACTION);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The property over loss patterns: four links, each direction of each
+ * drawn from the seed with loss, corruption and duplication below 10 %
+ * in all, and at times reordering behind a delay of up to 2 ms; the
+ * workload of multipath_mix.  check_goodput() judges it.
+ */
+static void sc_loss_patterns(struct sim_params *p)
+{
+	uint64_t x = p->seed * 0x9e3779b97f4a7c15ull + 0x1234567;
+	int l, d;
+
+	sc_multipath_mix(p);
+	for (l = 0; l < p->links; l++) {
+		for (d = 0; d < 2; d++) {
+			struct sim_link_dir *ld = d ? &p->down[l] : &p->up[l];
+			uint32_t r;
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			r = (uint32_t)(x >> 33);
+			ld->loss_permille = r % 60;
+			ld->corrupt_permille = (r >> 8) % 20;
+			ld->dup_permille = (r >> 13) % 20;
+			if ((r >> 18) % 3 == 0) {
+				ld->delay_us = 100 + (r >> 20) % 1900;
+				ld->reorder_pct = 25;
+				ld->reorder_corr_pct = 50;
+			}
+		}
+	}
+}
+
 static void sc_latecomers_no_drain(struct sim_params *p)
 {
 	sc_latecomers(p);
@@ -394,6 +514,12 @@ static const struct scenario scenarios[] = {
 	  sc_incast_depth, check_fair },
 	{ "stalls", "2 hosts that stop for up to 3 ms every ~4 ms: messages one at a time",
 	  sc_stalls, NULL },
+	{ "multipath_mix", "4 links: 5% data loss on one, 5% ACK loss + 1 ms reordering on one, "
+	  "5% dup + 1% corrupt on one; 2000 msgs to 64 KiB, 16 deep", sc_multipath_mix,
+	  check_goodput },
+	{ "loss_patterns", "multipath_mix's workload over 4 links, each direction's loss, "
+	  "corruption, duplication (< 10%) and reordering drawn from the seed (12 seeds)",
+	  sc_loss_patterns, check_goodput, 12 },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
@@ -429,8 +555,8 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	snprintf(name, sizeof(name), "%s%s", sc->name, answer ? "_answered" : "");
 	sim_default_params(&p);
 	p.name = name;
+	p.seed = seed;		/* before setup: sc_loss_patterns() draws from it */
 	sc->setup(&p);
-	p.seed = seed;
 	p.msgs_per_node *= scale;
 	p.answer = answer;
 	p.answer_us = 2;
@@ -463,6 +589,10 @@ static int run_one(int tapno, const struct scenario *sc, bool answer,
 	       (unsigned long long)r.path_recoveries, (unsigned long long)r.peer_restarts,
 	       (unsigned long long)r.stale_drops, (unsigned long long)r.forged,
 	       r.peak_bytes_per_node, r.bound_bytes_per_node);
+	if (p.links)
+		printf("#   %d links: %llu packets corrupted (dropped), %llu reordered\n",
+		       p.links, (unsigned long long)r.pkts_corrupted,
+		       (unsigned long long)r.pkts_reordered);
 	if (r.rdma_msgs) {
 		printf("#   rdma %llu (%llu bad access): OK %llu writes, %llu with imm, ",
 		       (unsigned long long)r.rdma_msgs,
@@ -517,11 +647,17 @@ static bool wanted(const char *only, const struct scenario *sc, int answered)
 	return answered ? !strcmp(only + len, "_answered") : !only[len];
 }
 
+/* --seeds K (@seeds > 0), else the scenario's own count. */
+static int nseeds(const struct scenario *sc, int seeds)
+{
+	return seeds ? seeds : sc->seeds ? sc->seeds : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
 	uint64_t seed = 0;
-	int seeds = 1, scale = 1, i, v, failed = 0, n = 0;
+	int seeds = 0, scale = 1, i, v, failed = 0, n = 0;
 	unsigned int k;
 
 	for (i = 1; i < argc; i++) {
@@ -529,7 +665,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc &&
+			 atoi(argv[i + 1]) > 0)
 			seeds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
 			scale = atoi(argv[++i]);
@@ -544,12 +681,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (seeds < 1 || scale < 1)
+	if (seeds < 0 || scale < 1)
 		return 2;
 	for (k = 0; k < NSC; k++)
 		for (v = 0; v < 2; v++)
 			if (wanted(only, &scenarios[k], v))
-				n += seeds;
+				n += nseeds(&scenarios[k], seeds);
 	if (!n) {
 		fprintf(stderr, "no scenario %s (--list)\n", only);
 		return 2;
@@ -560,7 +697,7 @@ int main(int argc, char **argv)
 		for (v = 0; v < 2; v++) {
 			if (!wanted(only, &scenarios[k], v))
 				continue;
-			for (i = 0; i < seeds; i++)
+			for (i = 0; i < nseeds(&scenarios[k], seeds); i++)
 				failed += run_one(++n, &scenarios[k], v,
 						  seed ? seed + i : 1000 + 7919 * k + i,
 						  scale);
