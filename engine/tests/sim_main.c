@@ -321,6 +321,20 @@ static void sc_incast_depth(struct sim_params *p)
  * and the run's probes and RTOs, each a packet sent for nothing, are
  * what a change to the timers is judged by.
  */
+/*
+ * Two of make bench's TCG guests: a one-way delay of 100-150 us with up to
+ * 50 us of jitter (a round trip of about 290 us, as sockperf measures it
+ * there), and CPUs that stop for up to 3 ms every 4 ms or so.
+ */
+static void tcg_hosts(struct sim_params *p)
+{
+	p->delay_min_us = 100;
+	p->delay_max_us = 150;
+	p->jitter_us = 50;
+	p->stall_gap_us = 4000;
+	p->stall_max_us = 3000;
+}
+
 static void sc_stalls(struct sim_params *p)
 {
 	p->nodes = 2;
@@ -331,11 +345,7 @@ static void sc_stalls(struct sim_params *p)
 	p->big_pct = 100;
 	p->post_window_us = 100;
 	p->depth = 1;
-	p->delay_min_us = 100;
-	p->delay_max_us = 150;
-	p->jitter_us = 50;
-	p->stall_gap_us = 4000;
-	p->stall_max_us = 3000;
+	tcg_hosts(p);
 	p->link_bytes_per_us = 50;		/* 400 Mb/s */
 }
 
@@ -362,9 +372,7 @@ static void sc_multipath_mix(struct sim_params *p)
 	p->seg_bytes = srd_wire_seg_bytes(1500);
 	p->post_window_us = 100;
 	p->depth = 16;
-	p->delay_min_us = 100;
-	p->delay_max_us = 150;
-	p->jitter_us = 50;
+	tcg_hosts(p);
 	p->link_bytes_per_us = 32;		/* 256 Mb/s */
 	p->buffer_bytes = 1 << 20;
 	p->links = 4;
@@ -375,8 +383,6 @@ static void sc_multipath_mix(struct sim_params *p)
 	p->down[2].reorder_corr_pct = 50;
 	p->up[3].dup_permille = 50;
 	p->up[3].corrupt_permille = 10;
-	p->stall_gap_us = 4000;
-	p->stall_max_us = 3000;
 }
 
 /*
