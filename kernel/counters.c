@@ -29,7 +29,17 @@ static char srd_engine_names[SRD_ENGINE_NUM_COUNTERS][32];
 
 #define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + SRD_ENGINE_NUM_COUNTERS)
 
+/*
+ * What rdma_alloc_hw_stats_struct() takes: descriptors (5.16+), or before
+ * them an array of names (HAVE_RDMA_STAT_DESC).
+ */
+#ifdef HAVE_RDMA_STAT_DESC
 static struct rdma_stat_desc srd_all_descs[SRD_ALL_COUNTERS];
+#define SRD_SET_NAME(i, n)	(srd_all_descs[i].name = (n))
+#else
+static const char *srd_all_descs[SRD_ALL_COUNTERS];
+#define SRD_SET_NAME(i, n)	(srd_all_descs[i] = (n))
+#endif
 
 struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev)
 {
@@ -73,11 +83,11 @@ void srd_counters_init(void)
 		strscpy(srd_dev_names[i], srd_dev_counter_ids[i],
 			sizeof(srd_dev_names[i]));
 		string_lower(srd_dev_names[i], srd_dev_names[i]);
-		srd_all_descs[i].name = srd_dev_names[i];
+		SRD_SET_NAME(i, srd_dev_names[i]);
 	}
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
 		snprintf(srd_engine_names[i], sizeof(srd_engine_names[i]), "srd_%s",
 			 srd_counter_descs[i].name);
-		srd_all_descs[SRD_NUM_COUNTERS + i].name = srd_engine_names[i];
+		SRD_SET_NAME(SRD_NUM_COUNTERS + i, srd_engine_names[i]);
 	}
 }

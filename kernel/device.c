@@ -49,7 +49,12 @@ static int srd_query_device(struct ib_device *ibdev,
 	attr->max_ah = SRD_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->atomic_cap = IB_ATOMIC_NONE;
+	/* rdma link del is refused to a device that does not allow it. */
+#ifdef HAVE_KERNEL_CAP_FLAGS
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+#else
+	attr->device_cap_flags |= IB_DEVICE_ALLOW_USER_UNREG;
+#endif
 	return 0;
 }
 
@@ -200,7 +205,7 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->ah_by_num);
 	if (sdev->snet)
 		srd_net_put(sdev->snet);
-	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	srd_netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	/*
 	 * ib_core has deleted the ib_device from sysfs (or never added it),
 	 * which dropped its references to the parent; ibdev_*() log lines
@@ -276,7 +281,7 @@ const struct ib_device_ops srd_dev_ops = {
 	.query_pkey = srd_query_pkey,
 	.query_port = srd_query_port,
 	.query_qp = srd_query_qp,
-	.reg_user_mr = srd_reg_user_mr,
+	.reg_user_mr = srd_reg_user_mr_op,
 	.req_notify_cq = srd_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, srd_ah, ibah),
@@ -327,7 +332,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	hash_init(sdev->ah_by_dgid);
 	srd_limits_init(&sdev->limits);
 	sdev->ndev = ndev;
-	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	srd_netdev_hold(ndev, &sdev->ndev_tracker);
 	srd_gid_init(sdev);
 	/*
 	 * The ops first: ib_dealloc_device() undoes the above through
@@ -375,9 +380,12 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	err = ib_register_device(&sdev->ibdev, name, NULL);
 	if (err) {
 		put_device(&sdev->ibdev.dev);
-		/* ib_core reports a name taken meanwhile as ENFILE. */
-		if (err == -ENFILE)
+		/* ib_core reports a name taken as ENFILE. */
+		if (err == -ENFILE) {
+			pr_info("rdma_srd: an RDMA device named %s already exists\n",
+				name);
 			err = -EEXIST;
+		}
 		goto err_dealloc;
 	}
 

@@ -11,19 +11,14 @@ static DEFINE_MUTEX(srd_link_mutex);
 
 static int srd_newlink(const char *name, struct net_device *ndev)
 {
-	struct ib_device *other;
 	int err;
 
+	/*
+	 * A name already taken is found by ib_register_device() itself
+	 * (srd_dev_add()): ib_device_get_by_name() is no longer exported
+	 * from 7.0 on.
+	 */
 	mutex_lock(&srd_link_mutex);
-
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		pr_info("rdma_srd: an RDMA device named %s already exists\n",
-			name);
-		err = -EEXIST;
-		goto out;
-	}
 	if (srd_netdev_has_dev(ndev)) {
 		pr_info("rdma_srd: netdev %s already has an srd device\n",
 			netdev_name(ndev));

@@ -148,6 +148,22 @@ err_count:
  * Never waits for the messages that hold @ibmr: a remote peer decides
  * how long those live, and dereg and process exit must not wait on it.
  */
+#ifdef HAVE_REG_USER_MR_DMAH
+/*
+ * 6.17+: the verb names a DMA handle (TPH steering hints for the device's
+ * DMA); softsrd's memory is touched by the CPU only, so there is nothing
+ * to steer: refused, as drivers without DMA handles refuse one.
+ */
+struct ib_mr *srd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length,
+				 u64 iova, int access, struct ib_dmah *dmah,
+				 struct ib_udata *udata)
+{
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	return srd_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+#endif
+
 int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct srd_mr *mr = to_smr(ibmr);

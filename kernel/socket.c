@@ -11,13 +11,30 @@
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "srd.h"
+
+/* 6.17+: both transmits end with IP control-block flags (none here). */
+#ifdef HAVE_UDP_TUNNEL_IPCB_FLAGS
+#define SRD_IPCB_FLAGS	, 0
+#else
+#define SRD_IPCB_FLAGS
+#endif
+
+/* 7.1+: the tunnel socket calls take the struct sock, not the socket. */
+#ifdef HAVE_UDP_TUNNEL_SOCK_SK
+#define srd_setup_udp_tunnel_sock(net, sock, cfg) \
+	setup_udp_tunnel_sock(net, (sock)->sk, cfg)
+#define srd_udp_tunnel_sock_release(sock)	udp_tunnel_sock_release((sock)->sk)
+#else
+#define srd_setup_udp_tunnel_sock(net, sock, cfg) \
+	setup_udp_tunnel_sock(net, sock, cfg)
+#define srd_udp_tunnel_sock_release(sock)	udp_tunnel_sock_release(sock)
+#endif
 
 unsigned short srd_udp_port = SRD_DEFAULT_UDP_PORT;
 module_param_named(udp_port, srd_udp_port, ushort, 0444);
@@ -106,7 +123,7 @@ static int srd_sock_create(struct net *net, struct srd_net *snet, bool ipv6,
 	err = udp_sock_create(net, &cfg, sockp);
 	if (err)
 		return err;
-	setup_udp_tunnel_sock(net, *sockp, &tcfg);
+	srd_setup_udp_tunnel_sock(net, *sockp, &tcfg);
 	return 0;
 }
 
@@ -140,7 +157,7 @@ int srd_net_get(struct net *net, struct srd_net **snetp)
 	if (err == -EAFNOSUPPORT) {
 		snet->sock6 = NULL;	/* IPv6 is disabled: IPv4 only. */
 	} else if (err) {
-		udp_tunnel_sock_release(snet->sock4);
+		srd_udp_tunnel_sock_release(snet->sock4);
 		goto err_free;
 	}
 	list_add(&snet->list, &srd_nets);
@@ -166,9 +183,9 @@ void srd_net_put(struct srd_net *snet)
 	list_del(&snet->list);
 	mutex_unlock(&srd_nets_mutex);
 
-	udp_tunnel_sock_release(snet->sock4);
+	srd_udp_tunnel_sock_release(snet->sock4);
 	if (snet->sock6)
-		udp_tunnel_sock_release(snet->sock6);
+		srd_udp_tunnel_sock_release(snet->sock6);
 	kfree(snet);
 }
 
@@ -203,8 +220,7 @@ static struct dst_entry *srd_route6(struct srd_dev *sdev,
 	fl6->flowi6_proto = IPPROTO_UDP;
 	fl6->fl6_sport = htons(src_port);
 	fl6->fl6_dport = htons(srd_udp_port);
-	return ipv6_stub->ipv6_dst_lookup_flow(snet->net, snet->sock6->sk, fl6,
-					       NULL);
+	return ip6_dst_lookup_flow(snet->net, snet->sock6->sk, fl6, NULL);
 }
 
 /*
@@ -275,7 +291,8 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 		udp_tunnel_xmit_skb(rt, snet->sock4->sk, skb, fl4.saddr,
 				    fl4.daddr, 0, ip4_dst_hoplimit(&rt->dst),
 				    htons(IP_DF), htons(src_port),
-				    htons(srd_udp_port), false, false);
+				    htons(srd_udp_port), false, false
+				    SRD_IPCB_FLAGS);
 		return 0;
 	}
 
@@ -293,7 +310,8 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	/* No tunnel netdev: dev NULL keeps the tunnel stats off the netdev. */
 	udp_tunnel6_xmit_skb(dst, snet->sock6->sk, skb, NULL, &fl6.saddr,
 			     &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
-			     htons(src_port), htons(srd_udp_port), false);
+			     htons(src_port), htons(srd_udp_port), false
+			     SRD_IPCB_FLAGS);
 	return 0;
 
 err_free:

@@ -20,7 +20,7 @@
  *  - srd_link_mutex serialises newlink so that "one device per netdev" and
  *    "unique name" are checked and acted upon atomically.  It is never taken
  *    by a notifier, so rtnl may be taken under it, never the reverse.
- *  - sdev->ndev is held (netdev_hold) from newlink until
+ *  - sdev->ndev is held (srd_netdev_hold) from newlink until
  *    srd_dealloc_driver().  NETDEV_UNREGISTER queues the ib_device's
  *    unregistration, which drops it.
  *  - sdev->gid_lock (BH) guards sdev->gids; the GID work rebuilds the table from
@@ -46,6 +46,44 @@
 
 #include "compat.h"
 #include "engine/srd_engine.h"
+
+/*
+ * Kernel API differences the probes settled (scripts/kernel-probes.sh,
+ * kernel/probes/): the few that several files meet are bridged here, the
+ * others where they are used.
+ */
+#ifdef HAVE_NETDEV_HOLD
+typedef netdevice_tracker srd_netdev_tracker;
+static inline void srd_netdev_hold(struct net_device *dev,
+				   srd_netdev_tracker *tracker)
+{
+	netdev_hold(dev, tracker, GFP_KERNEL);
+}
+
+static inline void srd_netdev_put(struct net_device *dev,
+				  srd_netdev_tracker *tracker)
+{
+	netdev_put(dev, tracker);
+}
+#else
+/* Before 6.0: plain references, no tracker. */
+typedef struct {} srd_netdev_tracker;
+static inline void srd_netdev_hold(struct net_device *dev,
+				   srd_netdev_tracker *tracker)
+{
+	dev_hold(dev);
+}
+
+static inline void srd_netdev_put(struct net_device *dev,
+				  srd_netdev_tracker *tracker)
+{
+	dev_put(dev);
+}
+#endif
+
+#ifndef HAVE_GET_RANDOM_U16
+#define get_random_u16()	((u16)get_random_u32())
+#endif
 
 #define SRD_VERSION		"0.1.0"
 #define SRD_VERSION_MAJOR	0
@@ -135,7 +173,7 @@ struct srd_dev {
 
 	/* Held from newlink to srd_dealloc_driver(). */
 	struct net_device *ndev;
-	netdevice_tracker ndev_tracker;
+	srd_netdev_tracker ndev_tracker;
 
 	/* On srd_devices, under srd_devices_lock. */
 	struct list_head list;
@@ -466,6 +504,13 @@ void srd_mr_exit(void);
 void srd_mr_flush(void);
 struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
+#ifdef HAVE_REG_USER_MR_DMAH
+struct ib_mr *srd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length,
+				 u64 iova, int access, struct ib_dmah *dmah,
+				 struct ib_udata *udata);
+#else
+#define srd_reg_user_mr_op	srd_reg_user_mr
+#endif
 int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey);
 void srd_mr_put(struct srd_mr *mr);

@@ -470,8 +470,13 @@ static struct srd_kpeer *srd_kpeer_create(struct srd_transport *tp, u32 hash,
 	kp->armed_us = SRD_NO_DEADLINE;
 	spin_lock_init(&kp->lock);
 	__skb_queue_head_init(&kp->txq);
+#ifdef HAVE_HRTIMER_SETUP
+	hrtimer_setup(&kp->timer, srd_kpeer_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
+#else
 	hrtimer_init(&kp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	kp->timer.function = srd_kpeer_timer;
+#endif
 	srd_kpeer_addr(&addr, sgid, dgid);
 	kp->peer = srd_peer_create(tp->engine, kp, addr.raw, sizeof(addr.raw));
 	if (!kp->peer) {

@@ -301,6 +301,20 @@ test_module_builds_without_warnings_w1() {
 	done
 }
 
+# Each probe found what kernel/probes/expected.txt says the kernel has: a
+# probe that broke for another reason would pick the old API unnoticed.
+t test_compat_h_matches_expected
+test_compat_h_matches_expected() {
+	local k rc=0 r
+	for k in $KVERS; do
+		"$TOP/scripts/compat-check.sh" "$BUILD/kernel/$k/compat.h" \
+			"$(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$k")"
+		r=$?
+		[ $r -eq 0 ] || [ $r -eq 4 ] || rc=1
+	done
+	return $rc
+}
+
 t test_module_sparse_clean
 test_module_sparse_clean() {
 	local k out
