@@ -269,7 +269,7 @@ struct srd_cq *srd_cq_create(struct ibv_context *ibvctx,
 	if (err)
 		goto err_free;
 
-	err = ibv_cmd_create_cq_ex(ibvctx, attr, &cq->vcq, &ucmd.ibv_cmd,
+	err = srd_cmd_create_cq_ex(ibvctx, attr, &cq->vcq, &ucmd.ibv_cmd,
 				   sizeof(ucmd), &uresp.ibv_resp,
 				   sizeof(uresp), 0);
 	if (err) {

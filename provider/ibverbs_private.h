@@ -2,18 +2,28 @@
 /*
  * softsrd: declarations of rdma-core's private provider ABI used by libsrd.
  *
- * These describe rdma-core v44.0's private provider ABI: the symbols that
- * libibverbs.so.1 exports under the symbol version IBVERBS_PRIVATE_34 and
- * that plugins named lib<name>-rdmav34.so rely on.  rdma-core does not
- * install its own header for this ABI (libibverbs/driver.h, kern-abi.h), so
- * this file declares, from a reading of rdma-core v44.0, only what libsrd
- * needs.
+ * These describe rdma-core's private provider ABI: the symbols that
+ * libibverbs.so.1 exports under the symbol version IBVERBS_PRIVATE_<PABI>
+ * and that plugins named lib<name>-rdmav<PABI>.so rely on, for the
+ * rdma-core release SRD_RC (its major number) of private ABI SRD_PABI,
+ * both from provider/detect-abi.sh.  rdma-core does not install its own
+ * header for this ABI (libibverbs/driver.h, kern-abi.h), so this file
+ * declares, from a reading of rdma-core's tags v44.0 to v64.0 and master
+ * as of 65.0, only what libsrd needs.
  *
- * Struct layouts must match rdma-core exactly.  The layouts below are
- * identical in every rdma-core release from v36.0 to v56.x (all
- * IBVERBS_PRIVATE_34).  v34.x and v35.x also call themselves
- * IBVERBS_PRIVATE_34 but have a shorter verbs_context_ops, so libsrd must
- * not be built against them; provider/detect-abi.sh refuses to.
+ * Struct layouts must match rdma-core exactly, and the ABI number does
+ * not say the layout: v36 and v62 added ops to verbs_context_ops without
+ * changing it.  So the release decides (provider/abi/verbs_context_ops.txt
+ * lists every op with the release that added it; the host test
+ * test_provider_ops_layout_per_release checks this file against it for
+ * every release below).  The other structs declared here are the same
+ * from v36.0 to 65.0.  Supported: ABI 34 as in rdma-core 36..56, 57
+ * (57..58), 59 (59..63), 64 (64) and 65 (65).  v34.x and v35.x also call
+ * themselves IBVERBS_PRIVATE_34 but have a shorter verbs_context_ops;
+ * provider/detect-abi.sh refuses them.  What changed for libsrd beyond the
+ * ops: ibv_cmd_get_context() takes an fd array from 57 on, and
+ * ibv_cmd_create_cq_ex() provider attributes from 59 on (srd_cmd_*()
+ * below pass NULL).
  * provider/tests/abi_layout.c prints every offset and size declared here,
  * compiled once against this file and once against rdma-core's own
  * headers; scripts/host-tests.sh compares the two when SRD_RDMA_CORE names
@@ -36,8 +46,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#if SRD_PABI != 34
-#error "ibverbs_private.h describes rdma-core's provider ABI 34 only"
+#if !((SRD_PABI == 34 && SRD_RC >= 36 && SRD_RC <= 56) || \
+      (SRD_PABI == 57 && SRD_RC >= 57 && SRD_RC <= 58) || \
+      (SRD_PABI == 59 && SRD_RC >= 59 && SRD_RC <= 63) || \
+      (SRD_PABI == 64 && SRD_RC == 64) || (SRD_PABI == 65 && SRD_RC == 65))
+#error "ibverbs_private.h describes rdma-core's provider ABI 34 (rdma-core 36..56), 57 (57..58), 59 (59..63), 64 and 65 only"
 #endif
 
 /* ccan's struct list_node, as embedded by libibverbs. */
@@ -173,12 +186,22 @@ typedef void (*verbs_op_unused)(void);
 struct verbs_mr;
 
 struct verbs_context_ops {
-	verbs_op_unused advise_mr, alloc_dm, alloc_mw, alloc_null_mr,
-		alloc_parent_domain;
+	verbs_op_unused advise_mr;
+#if SRD_RC >= 64
+	verbs_op_unused alloc_buf;
+#endif
+	verbs_op_unused alloc_dm;
+#if SRD_RC >= 59
+	verbs_op_unused alloc_dmah;
+#endif
+	verbs_op_unused alloc_mw, alloc_null_mr, alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	verbs_op_unused alloc_td, async_event, attach_counters_point_flow,
 		attach_mcast, bind_mw, close_xrcd, cq_event;
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+#if SRD_RC >= 65
+	verbs_op_unused create_comp_cntr;
+#endif
 	verbs_op_unused create_counters;
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
@@ -191,20 +214,36 @@ struct verbs_context_ops {
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *attr);
 	verbs_op_unused create_rwq_ind_table, create_srq, create_srq_ex,
-		create_wq, dealloc_mw;
+		create_wq;
+#if SRD_RC >= 59
+	verbs_op_unused dealloc_dmah;
+#endif
+	verbs_op_unused dealloc_mw;
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	verbs_op_unused dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
 	int (*destroy_ah)(struct ibv_ah *ah);
+#if SRD_RC >= 65
+	verbs_op_unused destroy_comp_cntr;
+#endif
 	verbs_op_unused destroy_counters;
 	int (*destroy_cq)(struct ibv_cq *cq);
 	verbs_op_unused destroy_flow, destroy_flow_action;
 	int (*destroy_qp)(struct ibv_qp *qp);
 	verbs_op_unused destroy_rwq_ind_table, destroy_srq, destroy_wq,
 		detach_mcast;
+#if SRD_RC >= 62
+	verbs_op_unused dm_export_dmabuf_fd;
+#endif
+#if SRD_RC >= 64
+	verbs_op_unused free_buf;
+#endif
 	void (*free_context)(struct ibv_context *context);
-	verbs_op_unused free_dm, get_srq_num, import_dm, import_mr, import_pd,
-		modify_cq, modify_flow_action_esp;
+	verbs_op_unused free_dm, get_srq_num, import_dm, import_mr, import_pd;
+#if SRD_RC >= 65
+	verbs_op_unused inc_comp_cntr, inc_err_comp_cntr;
+#endif
+	verbs_op_unused modify_cq, modify_flow_action_esp;
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
 	verbs_op_unused modify_qp_rate_limit, modify_srq, modify_wq, open_qp,
@@ -215,6 +254,9 @@ struct verbs_context_ops {
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	verbs_op_unused post_srq_ops, post_srq_recv;
+#if SRD_RC >= 65
+	verbs_op_unused qp_attach_comp_cntr, query_comp_cntr_caps;
+#endif
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -222,19 +264,41 @@ struct verbs_context_ops {
 	verbs_op_unused query_ece;
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
+#if SRD_RC >= 62
+	verbs_op_unused query_port_speed;
+#endif
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
-	verbs_op_unused query_qp_data_in_order, query_rt_values, query_srq,
-		read_counters, reg_dm_mr, reg_dmabuf_mr;
+	verbs_op_unused query_qp_data_in_order, query_rt_values, query_srq;
+#if SRD_RC >= 65
+	verbs_op_unused read_comp_cntr;
+#endif
+	verbs_op_unused read_counters;
+#if SRD_RC >= 65
+	verbs_op_unused read_err_comp_cntr;
+#endif
+	verbs_op_unused reg_dm_mr, reg_dmabuf_mr;
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if SRD_RC >= 59
+	verbs_op_unused reg_mr_ex;
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	verbs_op_unused rereg_mr, resize_cq, set_ece, unimport_dm,
-		unimport_mr, unimport_pd;
+	verbs_op_unused rereg_mr, resize_cq;
+#if SRD_RC >= 65
+	verbs_op_unused set_comp_cntr;
+#endif
+	verbs_op_unused set_ece;
+#if SRD_RC >= 65
+	verbs_op_unused set_err_comp_cntr;
+#endif
+	verbs_op_unused unimport_dm, unimport_mr, unimport_pd;
 };
 
-_Static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
-	       "verbs_context_ops must have rdma-core v36..v56's 76 ops");
+_Static_assert(sizeof(struct verbs_context_ops) ==
+	       (76 + 3 * (SRD_RC >= 59) + 2 * (SRD_RC >= 62) + 2 * (SRD_RC >= 64) +
+		10 * (SRD_RC >= 65)) * sizeof(void *),
+	       "verbs_context_ops must have the release's number of ops");
 
 /*
  * Legacy write() commands and their responses as libibverbs lays them out:
@@ -402,8 +466,11 @@ enum {
 	VERBS_LOG_DEBUG,
 };
 
-/* Exported as IBVERBS_PRIVATE_34. */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+/* Exported as IBVERBS_PRIVATE_<SRD_PABI>. */
+#define SRD_CAT2(a, b)	a##b
+#define SRD_CAT(a, b)	SRD_CAT2(a, b)
+#define srd_verbs_register_driver SRD_CAT(verbs_register_driver_, SRD_PABI)
+void srd_verbs_register_driver(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,
@@ -415,9 +482,20 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* rdma-core types resp as the kernel struct its ibvp_ twin matches. */
+#if SRD_PABI >= 57
+struct ibv_fd_arr;
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ibv_fd_arr *fd_arr,
+			struct ibvp_get_context_resp *resp, size_t resp_size);
+#define srd_cmd_get_context(ctx, cmd, cmd_size, resp, resp_size) \
+	ibv_cmd_get_context(ctx, cmd, cmd_size, NULL, resp, resp_size)
+#else
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ibvp_get_context_resp *resp, size_t resp_size);
+#define srd_cmd_get_context	ibv_cmd_get_context
+#endif
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -436,12 +514,27 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+#if SRD_PABI >= 59
+struct verbs_create_cq_prov_attr;
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_create_cq_prov_attr *prov_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+#define srd_cmd_create_cq_ex(ctx, attr, cq, cmd, cmd_size, resp, resp_size, flags) \
+	ibv_cmd_create_cq_ex(ctx, attr, NULL, cq, cmd, cmd_size, resp, \
+			     resp_size, flags)
+#else
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+#define srd_cmd_create_cq_ex	ibv_cmd_create_cq_ex
+#endif
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,

@@ -66,7 +66,7 @@ static struct verbs_context *srd_alloc_context(struct ibv_device *ibdev,
 	cmd.drv.comp_mask = 0;
 	cmd.drv.abi_version = SRD_UVERBS_ABI_VERSION;
 
-	err = ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
+	err = srd_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		srd_err(&ctx->ibvctx, "ibv_cmd_get_context failed: %d\n", err);
@@ -188,5 +188,5 @@ bool srd_is_srd_device(struct ibv_device *ibdev)
  */
 static void __attribute__((constructor)) srd_register_driver(void)
 {
-	verbs_register_driver_34(&srd_dev_ops);
+	srd_verbs_register_driver(&srd_dev_ops);
 }

@@ -25,7 +25,8 @@ fi
 [ "$row" = - ] && row=
 want=$(tr ' ' '\n' <<<"$row" | sed '/^$/d' | sort)
 have=$(sed -n 's/^#define HAVE_\([A-Z0-9_]*\) 1$/\1/p' "$compat" | sort)
-probes=$(cd "$TOP/kernel/probes" && ls ./*.c | sed 's|^\./||; s/\.c$//' | tr 'a-z' 'A-Z' | sort)
+probes=$(for f in "$TOP"/kernel/probes/*.c; do basename "$f" .c; done |
+	tr '[:lower:]' '[:upper:]' | sort)
 rc=0
 for p in $probes; do
 	w=0 h=0

@@ -131,15 +131,35 @@ test_docs_name_every_counter_parameter_and_symbol() {
 # --- provider ----------------------------------------------------------
 t test_provider_refuses_other_rdma_core
 test_provider_refuses_other_rdma_core() {
-	local out
-	printf '#!/bin/sh\ncase "$1" in --modversion) echo 1.15.57.0;; --variable=libdir) echo /nonexistent;; esac\n' >"$tmp/pkg-config"
-	chmod +x "$tmp/pkg-config"
-	if out=$(make -s -C "$TOP/provider" O="$tmp/prov" PKG_CONFIG="$tmp/pkg-config" 2>&1); then
-		echo "# built against a fake rdma-core 57"
-		return 1
-	fi
-	echo "# $out"
-	[[ "$out" == *"provider ABI"*"57"* ]] && [ "$(wc -l <<<"$out")" -le 2 ]
+	local out v
+	# 66: a release after the newest it knows; 35: ABI 34, but a shorter
+	# verbs_context_ops than 36's.
+	for v in 1.16.66.0 1.14.35.0; do
+		printf '#!/bin/sh\ncase "$1" in --modversion) echo %s;; --variable=libdir) echo /nonexistent;; esac\n' \
+			"$v" >"$tmp/pkg-config"
+		chmod +x "$tmp/pkg-config"
+		if out=$(make -s -C "$TOP/provider" O="$tmp/prov" PKG_CONFIG="$tmp/pkg-config" 2>&1); then
+			echo "# built against a fake libibverbs $v"
+			return 1
+		fi
+		echo "# $v: $out"
+		[[ "$out" == *"provider ABI"*"${v#1.1?.}"* ]] && [ "$(wc -l <<<"$out")" -le 2 ] ||
+			return 1
+	done
+}
+
+# Every release libsrd supports, without those releases: verbs_context_ops
+# laid out as each has it (provider/abi/verbs_context_ops.txt), and libsrd
+# built for each ABI linking against a stub libibverbs of that ABI's
+# symbols (scripts/provider-abi-check.sh).
+t test_provider_ops_layout_per_release
+test_provider_ops_layout_per_release() {
+	"$TOP/scripts/provider-abi-check.sh" layout
+}
+
+t test_provider_links_per_abi
+test_provider_links_per_abi() {
+	"$TOP/scripts/provider-abi-check.sh" link
 }
 
 t test_provider_binds_private_abi_34
@@ -188,7 +208,7 @@ test_provider_abi_layout_matches_rdma_core() {
 	fi
 	gcc -DSRD_LAYOUT_REAL -I"$rc/build/include" -I"$rc" -I"$TOP/uapi" \
 		-o "$tmp/layout-real" "$src" || return 1
-	gcc -std=gnu11 -Wall -Wextra -Werror -DSRD_PABI=34 -I"$TOP/provider" \
+	gcc -std=gnu11 -Wall -Wextra -Werror -DSRD_PABI=34 -DSRD_RC=44 -I"$TOP/provider" \
 		-I"$TOP/uapi" $(pkg-config --cflags libibverbs) \
 		-o "$tmp/layout-ours" "$src" || return 1
 	"$tmp/layout-real" >"$tmp/layout-real.txt" &&

@@ -84,11 +84,12 @@ done
 [ -n "$version" ] || die "no VERSION given"
 
 # The plugin's name, lib<PROVIDER>-rdmav<PABI>.so, and the library's,
-# lib<PROVIDER>.so.1 (its SONAME), as provider/Makefile builds them.
+# lib<PROVIDER>.so.1 (its SONAME), as provider/Makefile builds them: the
+# ABI is the installed libibverbs' (provider/detect-abi.sh).
 provider=$(sed -n 's/^PROVIDER := *//p' "$TOP/provider/Makefile")
-pabi=$(sed -n 's/^PABI := *//p' "$TOP/provider/Makefile")
+pabi=$(sh "$TOP/provider/detect-abi.sh" | awk 'NF == 2 { print $1 }')
 if [ -z "$provider" ] || [ -z "$pabi" ]; then
-	die "cannot read PROVIDER and PABI from provider/Makefile"
+	die "cannot read PROVIDER from provider/Makefile or the ABI from provider/detect-abi.sh"
 fi
 plugin=lib$provider-rdmav$pabi.so
 lib=lib$provider.so.1
