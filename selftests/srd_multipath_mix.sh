@@ -57,4 +57,4 @@ echo "# multipath mix: clean $clean s, troubled $lossy s," \
 	"ratio $(awk -v a="$lossy" -v b="$clean" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }')"
 
 dmesg_clean "srd_multipath_mix"
-exit $KSFT_PASS
+exit "$KSFT_PASS"
