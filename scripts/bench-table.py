@@ -614,17 +614,23 @@ def table(dirname, recs, params, machine):
     scale_table(w, by, params, val)
     incast_table(w, by, params)
     mp0, mp1 = by.get("multipath-0"), by.get("multipath-1")
-    w("## Multipath: four ECMP links, one black-holed, %s messages" % size_name(lsize))
+    mpx = by.get("multipath-mix")
+    w("## Multipath: four ECMP links, one black-holed or three troubled, %s messages"
+      % size_name(lsize))
     w("")
     w("Inside the client guest: SRD between two namespaces joined by two "
       "routers and four equal-cost links (L4 hash), srd_perf at depth %s for "
       "%s s; then the same with one link dropping everything both ways "
-      "(netem loss 100 %%).  rxe cannot take part: it works in init_net only "
-      "on these kernels.  p99 is of message completion times." % (depth, dur))
+      "(netem loss 100 %%); then with issue 49's mix: loss 5 %% on p1's data, "
+      "loss 5 %% with 1 ms delay, 25 %% reordered, on q2's ACKs, duplication "
+      "5 %% and corruption 1 %% on p3's data.  rxe cannot take part: it works "
+      "in init_net only on these kernels.  p99 is of message completion "
+      "times." % (depth, dur))
     w("")
     w("| Links | Goodput MB/s | p50 / p99 µs | messages corrupt / duplicate / missing |")
     w("|---|---|---|---|")
-    for name, r in (("4 of 4 up", mp0), ("3 of 4 up, 1 black-holed", mp1)):
+    for name, r in (("4 of 4 up", mp0), ("3 of 4 up, 1 black-holed", mp1),
+                    ("4 of 4 up, 3 troubled (issue 49's mix)", mpx)):
         w("| %s | %s | %s | %s |" % (
             name, cell(r, lambda m: fmt(m.get("MBps"))),
             cell(r, lambda m: "%s / %s" % (fmt(m.get("p50_us"), 0), fmt(m.get("p99_us"), 0))),
@@ -635,6 +641,8 @@ def table(dirname, recs, params, machine):
     w("|---|---|")
     w("| SRD goodput, 1 of 4 links black-holed / all up | %s |" % ratio(
         val("multipath-1"), val("multipath-0")))
+    w("| SRD goodput, issue 49's mix on 3 of 4 links / all up | %s |" % ratio(
+        val("multipath-mix"), val("multipath-0")))
     w("")
     eng = read_text(os.path.join(dirname, "engine.txt")).strip()
     w("## The engine alone, on the host")
@@ -928,7 +936,7 @@ def expected_ids(params):
     for s in sizes:
         must += ["%s-bw-%s" % (EFA_PERFTEST[0], s), "%s-lat-%s" % (EFA_PERFTEST[0], s),
                  "%s-%s" % (FI_RDM, s)]
-    must += ["multipath-0", "multipath-1"]
+    must += ["multipath-0", "multipath-1", "multipath-mix"]
     if params.get("INCAST_MBIT"):
         must += ["incast-%s-%d" % (p, i) for p in ("srd", "tcp") for i in range(1, INCAST_N + 1)]
     for n in params.get("SCALE_QPS", "").split():
