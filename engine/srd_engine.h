@@ -332,8 +332,8 @@ struct srd_counters {
 	uint64_t acks_piggybacked;	/* ACKs carried by a DATA packet */
 	uint64_t ack_reply_timeouts;	/* ACKs that waited for a reply in vain */
 	uint64_t cc_drains;		/* drains a receiver asked for, made */
-	uint64_t cc_losses_without_queue; /* losses and first RTOs that left the
-					   * window: no queue stood (cc.c) */
+	/* Losses and first RTOs that left the window: no queue stood (cc.c). */
+	uint64_t cc_losses_without_queue;
 };
 
 /*

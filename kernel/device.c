@@ -58,6 +58,25 @@ static int srd_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/* sdev->ndev's reference: tracked from 6.0 on (HAVE_NETDEV_HOLD). */
+static void srd_hold_netdev(struct srd_dev *sdev)
+{
+#ifdef HAVE_NETDEV_HOLD
+	netdev_hold(sdev->ndev, &sdev->ndev_tracker, GFP_KERNEL);
+#else
+	dev_hold(sdev->ndev);
+#endif
+}
+
+static void srd_put_netdev(struct srd_dev *sdev)
+{
+#ifdef HAVE_NETDEV_HOLD
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+#else
+	dev_put(sdev->ndev);
+#endif
+}
+
 static bool srd_port_is_up(const struct net_device *ndev)
 {
 	return netif_running(ndev) && netif_carrier_ok(ndev);
@@ -205,7 +224,7 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->ah_by_num);
 	if (sdev->snet)
 		srd_net_put(sdev->snet);
-	srd_netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	srd_put_netdev(sdev);
 	/*
 	 * ib_core has deleted the ib_device from sysfs (or never added it),
 	 * which dropped its references to the parent; ibdev_*() log lines
@@ -332,7 +351,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	hash_init(sdev->ah_by_dgid);
 	srd_limits_init(&sdev->limits);
 	sdev->ndev = ndev;
-	srd_netdev_hold(ndev, &sdev->ndev_tracker);
+	srd_hold_netdev(sdev);
 	srd_gid_init(sdev);
 	/*
 	 * The ops first: ib_dealloc_device() undoes the above through

@@ -20,9 +20,11 @@
 
 /* 6.17+: both transmits end with IP control-block flags (none here). */
 #ifdef HAVE_UDP_TUNNEL_IPCB_FLAGS
-#define SRD_IPCB_FLAGS	, 0
+#define srd_udp_tunnel_xmit_skb(...)	udp_tunnel_xmit_skb(__VA_ARGS__, 0)
+#define srd_udp_tunnel6_xmit_skb(...)	udp_tunnel6_xmit_skb(__VA_ARGS__, 0)
 #else
-#define SRD_IPCB_FLAGS
+#define srd_udp_tunnel_xmit_skb		udp_tunnel_xmit_skb
+#define srd_udp_tunnel6_xmit_skb	udp_tunnel6_xmit_skb
 #endif
 
 /* 7.1+: the tunnel socket calls take the struct sock, not the socket. */
@@ -288,11 +290,10 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 			ip_rt_put(rt);
 			goto err_free;
 		}
-		udp_tunnel_xmit_skb(rt, snet->sock4->sk, skb, fl4.saddr,
-				    fl4.daddr, 0, ip4_dst_hoplimit(&rt->dst),
-				    htons(IP_DF), htons(src_port),
-				    htons(srd_udp_port), false, false
-				    SRD_IPCB_FLAGS);
+		srd_udp_tunnel_xmit_skb(rt, snet->sock4->sk, skb, fl4.saddr,
+					fl4.daddr, 0, ip4_dst_hoplimit(&rt->dst),
+					htons(IP_DF), htons(src_port),
+					htons(srd_udp_port), false, false);
 		return 0;
 	}
 
@@ -308,10 +309,9 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 		goto err_free;
 	}
 	/* No tunnel netdev: dev NULL keeps the tunnel stats off the netdev. */
-	udp_tunnel6_xmit_skb(dst, snet->sock6->sk, skb, NULL, &fl6.saddr,
-			     &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
-			     htons(src_port), htons(srd_udp_port), false
-			     SRD_IPCB_FLAGS);
+	srd_udp_tunnel6_xmit_skb(dst, snet->sock6->sk, skb, NULL, &fl6.saddr,
+				 &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
+				 htons(src_port), htons(srd_udp_port), false);
 	return 0;
 
 err_free:

@@ -20,7 +20,7 @@
  *  - srd_link_mutex serialises newlink so that "one device per netdev" and
  *    "unique name" are checked and acted upon atomically.  It is never taken
  *    by a notifier, so rtnl may be taken under it, never the reverse.
- *  - sdev->ndev is held (srd_netdev_hold) from newlink until
+ *  - sdev->ndev is held (srd_hold_netdev) from newlink until
  *    srd_dealloc_driver().  NETDEV_UNREGISTER queues the ib_device's
  *    unregistration, which drops it.
  *  - sdev->gid_lock (BH) guards sdev->gids; the GID work rebuilds the table from
@@ -49,38 +49,8 @@
 
 /*
  * Kernel API differences the probes settled (scripts/kernel-probes.sh,
- * kernel/probes/): the few that several files meet are bridged here, the
- * others where they are used.
+ * kernel/probes/) are bridged where they are used; this one in two files.
  */
-#ifdef HAVE_NETDEV_HOLD
-typedef netdevice_tracker srd_netdev_tracker;
-static inline void srd_netdev_hold(struct net_device *dev,
-				   srd_netdev_tracker *tracker)
-{
-	netdev_hold(dev, tracker, GFP_KERNEL);
-}
-
-static inline void srd_netdev_put(struct net_device *dev,
-				  srd_netdev_tracker *tracker)
-{
-	netdev_put(dev, tracker);
-}
-#else
-/* Before 6.0: plain references, no tracker. */
-typedef struct {} srd_netdev_tracker;
-static inline void srd_netdev_hold(struct net_device *dev,
-				   srd_netdev_tracker *tracker)
-{
-	dev_hold(dev);
-}
-
-static inline void srd_netdev_put(struct net_device *dev,
-				  srd_netdev_tracker *tracker)
-{
-	dev_put(dev);
-}
-#endif
-
 #ifndef HAVE_GET_RANDOM_U16
 #define get_random_u16()	((u16)get_random_u32())
 #endif
@@ -173,7 +143,9 @@ struct srd_dev {
 
 	/* Held from newlink to srd_dealloc_driver(). */
 	struct net_device *ndev;
-	srd_netdev_tracker ndev_tracker;
+#ifdef HAVE_NETDEV_HOLD
+	netdevice_tracker ndev_tracker;	/* before 6.0: no trackers */
+#endif
 
 	/* On srd_devices, under srd_devices_lock. */
 	struct list_head list;
