@@ -98,6 +98,12 @@ def parse_sockperf(client):
     return m
 
 
+# One figure of a perftest line: a number, or the nan perftest prints
+# for a standard deviation it could not compute (t_stdev -nan on a loaded
+# host, where the other figures stand).
+PERFTEST_FIG = r"(?:[0-9.]+|-?nan)"
+
+
 def perftest_row(out):
     """The header line and the figures line after it."""
     lines = out.splitlines()
@@ -106,7 +112,7 @@ def perftest_row(out):
             for d in lines[i + 1:]:
                 # A message may follow the figures on their line (UD's
                 # "ethernet_read_keys: ..." when the peer went first).
-                f = re.match(r"\s*([0-9.]+(?:\s+[0-9.]+)*)", d)
+                f = re.match(r"\s*(%s(?:\s+%s)*)" % (PERFTEST_FIG, PERFTEST_FIG), d)
                 if f and len(f.group(1).split()) >= 3:
                     return l, [float(x) for x in f.group(1).split()]
     return None, None
@@ -135,7 +141,12 @@ def parse_ib_send_lat(client):
             "stdev_us", "p99_us", "p999_us"]
     if "t_typical" not in head or len(f) < 9:
         return {}
-    return {k: v for k, v in zip(cols, f) if k not in ("bytes",)}
+    m = {k: v for k, v in zip(cols, f) if k not in ("bytes",) and v == v}
+    # A nan is left out, and said: the row keeps its other figures.
+    odd = [k for k, v in zip(cols, f) if v != v]
+    if odd:
+        m["odd"] = "perftest printed nan for " + ", ".join(odd)
+    return m
 
 
 def parse_srd_perf(client):
@@ -367,7 +378,8 @@ def engine_ns(best):
 
 
 def lat_cell(m):
-    return "%s / %s / %s" % (fmt(m.get("p50_us")), fmt(m.get("p99_us")), fmt(m.get("p999_us")))
+    return "%s / %s / %s%s" % (fmt(m.get("p50_us")), fmt(m.get("p99_us")),
+                               fmt(m.get("p999_us")), " (%s)" % m["odd"] if m.get("odd") else "")
 
 
 def ratio(a, b):
