@@ -211,13 +211,21 @@ uint32_t srd_rto_backed_off(const struct srd_rtt *r,
 
 #define SRD_CWND_ONE	256u	/* cwnd fixed point: packets * 256 */
 
+/*
+ * How many standing-delay windows (srtt / 2 each) a loss looks back over
+ * to tell a queue from paths of unequal delay (cc.c, loss_from_queue()).
+ */
+#define SRD_CC_QUEUE_WINDOWS	8
+
 struct srd_cc {
 	uint32_t cwnd;		/* packets * SRD_CWND_ONE */
 	uint32_t cwnd_undo;	/* before the last loss/RTO cut; 0: none */
 	uint64_t last_decrease_us;
 	uint64_t pace_next_ns;	/* earliest next DATA send */
 	uint32_t standing_us;	/* least delay of the last window */
-	uint32_t standing_prev_us; /* ... of the one before */
+	/* ... of the last SRD_CC_QUEUE_WINDOWS windows (0: none yet) */
+	uint32_t standing_hist_us[SRD_CC_QUEUE_WINDOWS];
+	uint32_t standing_hist_next;
 	uint32_t win_min_us;	/* ... of the current one */
 	uint32_t win_samples;
 	uint64_t win_end_us;

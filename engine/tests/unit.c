@@ -1350,7 +1350,7 @@ static void test_cc_loss_needs_queue(void)
 	struct srd_config c;
 	struct srd_rtt r;
 	struct srd_cc cc;
-	uint32_t w0;
+	uint32_t w0, i;
 
 	srd_config_default(&c);
 	c.cc_target_queue_us = 50;	/* target: 100 + 50 us */
@@ -1378,21 +1378,22 @@ static void test_cc_loss_needs_queue(void)
 	      "congestive, but once per RTT (%u -> %u)", w0, cc.cwnd);
 	/*
 	 * A buffer shallower than the target: a queue of one base RTT in
-	 * every recent window is congestion, one window of it is not (a
-	 * window whose samples all took a slow path).
+	 * every recent window is congestion; a lower window among the last
+	 * SRD_CC_QUEUE_WINDOWS says the high ones took slow paths.
 	 */
 	c.cc_target_queue_us = 5000;
 	srd_cc_init(&cc, &c);
-	cc.standing_us = 200;
-	cc.standing_prev_us = 120;
+	for (i = 0; i < SRD_CC_QUEUE_WINDOWS; i++)
+		srd_cc_on_ack(&cc, &c, &r, 1, i == 0 ? 120 : 200, 20000 + 1000 * i);
 	w0 = cc.cwnd;
-	CHECK(!srd_cc_on_loss(&cc, &c, &r, 10000) && cc.cwnd == w0,
-	      "one window of 200 us after one of 120 us: window kept (%u -> %u)",
-	      w0, cc.cwnd);
-	cc.standing_prev_us = 200;
-	CHECK(srd_cc_on_loss(&cc, &c, &r, 10000) && cc.cwnd == w0 / 2,
-	      "two windows of 2 x min_rtt under a 5 ms target: cut (%u -> %u)",
-	      w0, cc.cwnd);
+	CHECK(cc.standing_us == 200 && !srd_cc_on_loss(&cc, &c, &r, 30000) &&
+	      cc.cwnd == w0, "%u windows of 200 us after one of 120 us: window kept "
+	      "(%u -> %u)", SRD_CC_QUEUE_WINDOWS - 1, w0, cc.cwnd);
+	srd_cc_on_ack(&cc, &c, &r, 1, 200, 30000);	/* the 120 leaves */
+	w0 = cc.cwnd;
+	CHECK(srd_cc_on_loss(&cc, &c, &r, 40000) && cc.cwnd == w0 / 2,
+	      "%u windows of 2 x min_rtt under a 5 ms target: cut (%u -> %u)",
+	      SRD_CC_QUEUE_WINDOWS, w0, cc.cwnd);
 }
 
 static void test_cc_window(void)
