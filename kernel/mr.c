@@ -31,7 +31,7 @@ static int srd_mr_insert_key(struct xarray *xa, struct srd_mr *mr, u32 *key)
 		*key = get_random_u32();
 		if (!*key)
 			continue;
-		err = xa_insert_bh(xa, *key, mr, GFP_KERNEL);
+		err = xa_insert_irq(xa, *key, mr, GFP_KERNEL);
 	}
 	return err;
 }
@@ -122,7 +122,7 @@ struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = srd_mr_insert_key(&sdev->mrs_by_rkey, mr, &mr->ibmr.rkey);
 	if (err) {
 		/* Visible by lkey meanwhile: a lookup may hold it. */
-		xa_erase_bh(&sdev->mrs_by_lkey, mr->ibmr.lkey);
+		xa_erase_irq(&sdev->mrs_by_lkey, mr->ibmr.lkey);
 		WRITE_ONCE(mr->dead, true);
 		if (refcount_dec_and_test(&mr->ref))
 			srd_mr_release(mr);
@@ -170,8 +170,8 @@ int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct srd_dev *sdev = mr->sdev;
 
 	/* No new lookup finds it; those that hold it write no more. */
-	xa_erase_bh(&sdev->mrs_by_lkey, ibmr->lkey);
-	xa_erase_bh(&sdev->mrs_by_rkey, ibmr->rkey);
+	xa_erase_irq(&sdev->mrs_by_lkey, ibmr->lkey);
+	xa_erase_irq(&sdev->mrs_by_rkey, ibmr->rkey);
 	WRITE_ONCE(mr->dead, true);
 	if (refcount_dec_and_test(&mr->ref))
 		srd_mr_release(mr);

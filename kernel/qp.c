@@ -223,7 +223,7 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 * Last: once in qps the receive path can take references, and
 	 * nothing after this may fail (ib_core frees the QP on failure).
 	 */
-	err = xa_insert_bh(&sdev->qps, qpn, qp, GFP_KERNEL);
+	err = xa_insert_irq(&sdev->qps, qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_qpn;
 	return 0;
@@ -249,11 +249,11 @@ void srd_qps_mtu_changed(struct srd_dev *sdev)
 	struct srd_qp *qp;
 	unsigned long qpn;
 
-	xa_lock_bh(&sdev->qps);
+	xa_lock_irq(&sdev->qps);
 	xa_for_each(&sdev->qps, qpn, qp)
 		WRITE_ONCE(qp->sq.ring->ctl->max_msg_sz,
 			   srd_qp_max_msg_bytes(qp));
-	xa_unlock_bh(&sdev->qps);
+	xa_unlock_irq(&sdev->qps);
 }
 
 /* Find a QP by number and take a reference.  Any context. */
@@ -504,7 +504,7 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->sq_mutex);
 
 	/* No new receive finds it; ... */
-	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	xa_erase_irq(&sdev->qps, ibqp->qp_num);
 	/* ... the transport lets go of its messages; ... */
 	if (qp->is_srd)
 		srd_transport_flush_qp(qp);

@@ -164,9 +164,17 @@ struct srd_dev {
 	struct srd_net *snet;
 
 	/*
-	 * QPs by number.  The xarray's lock (BH) guards lookups that take a
-	 * QP reference, so a destroyed QP is never found (see srd_qp).  A QP
+	 * QPs by number.  The xarray's lock guards lookups that take a QP
+	 * reference, so a destroyed QP is never found (see srd_qp).  A QP
 	 * is inserted only once its creation can no longer fail.
+	 *
+	 * The lock is of the IRQ flavour (XA_FLAGS_LOCK_IRQ), as lookups may
+	 * come from any context: they take it with xa_lock_irqsave(), and
+	 * process context (create, destroy, the MTU notifier) with the _irq
+	 * calls.  Never with the _bh ones: an insert that needs memory
+	 * drops and retakes the lock the xarray's flavour's way (lib/xarray.c,
+	 * __xas_nomem()), so xa_insert_bh() here would allocate with
+	 * GFP_KERNEL while bottom halves stay off, and return with IRQs off.
 	 */
 	struct xarray qps;
 	/*
