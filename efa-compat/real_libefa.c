@@ -11,8 +11,10 @@
  * libefa accepts a device only if it is bound to its own copy.  Opening it
  * by its SONAME would find this library instead, which has the same one.
  *
- * Without a real libefa, each function answers as libefa does for a
- * device that is not its own: EOPNOTSUPP.
+ * Without a real libefa, or without the function in it (a libefa older
+ * than the symbol version that added it), each function answers as
+ * libefa does for a device that is not its own: EOPNOTSUPP, negative
+ * where the function returns a negative errno.
  */
 #define _GNU_SOURCE		/* dlvsym */
 #include <dlfcn.h>
@@ -56,6 +58,15 @@ typedef struct ibv_cq_ex *create_cq_fn(struct ibv_context *,
 				       struct ibv_cq_init_attr_ex *,
 				       struct efadv_cq_init_attr *, uint32_t);
 typedef struct efadv_cq *cq_from_ibv_cq_ex_fn(struct ibv_cq_ex *);
+typedef int query_mr_fn(struct ibv_mr *, struct efadv_mr_attr *, uint32_t);
+typedef int query_qp_wqs_fn(struct ibv_qp *, struct efadv_wq_attr *,
+			    struct efadv_wq_attr *, uint32_t);
+typedef int query_cq_fn(struct ibv_cq *, struct efadv_cq_attr *, uint32_t);
+typedef int get_max_sq_depth_fn(struct ibv_context *,
+				struct efadv_sq_depth_attr *, uint32_t);
+typedef int get_max_rq_depth_fn(struct ibv_context *,
+				struct efadv_rq_depth_attr *, uint32_t);
+typedef struct efadv_qp *qp_from_ibv_qp_ex_fn(struct ibv_qp_ex *);
 
 struct ibv_qp *real_efadv_create_driver_qp(struct ibv_pd *pd,
 					   struct ibv_qp_init_attr *attr,
@@ -124,4 +135,58 @@ struct efadv_cq *real_efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *cq)
 		return NULL;
 	}
 	return fn(cq);
+}
+
+int real_efadv_query_mr(struct ibv_mr *mr, struct efadv_mr_attr *attr,
+			uint32_t inlen)
+{
+	query_mr_fn *fn = real_sym("efadv_query_mr", "EFA_1.3");
+
+	return fn ? fn(mr, attr, inlen) : EOPNOTSUPP;
+}
+
+int real_efadv_query_qp_wqs(struct ibv_qp *qp, struct efadv_wq_attr *sq_attr,
+			    struct efadv_wq_attr *rq_attr, uint32_t inlen)
+{
+	query_qp_wqs_fn *fn = real_sym("efadv_query_qp_wqs", "EFA_1.4");
+
+	return fn ? fn(qp, sq_attr, rq_attr, inlen) : EOPNOTSUPP;
+}
+
+int real_efadv_query_cq(struct ibv_cq *cq, struct efadv_cq_attr *attr,
+			uint32_t inlen)
+{
+	query_cq_fn *fn = real_sym("efadv_query_cq", "EFA_1.4");
+
+	return fn ? fn(cq, attr, inlen) : EOPNOTSUPP;
+}
+
+int real_efadv_get_max_sq_depth(struct ibv_context *ctx,
+				struct efadv_sq_depth_attr *attr,
+				uint32_t inlen)
+{
+	get_max_sq_depth_fn *fn = real_sym("efadv_get_max_sq_depth", "EFA_1.5");
+
+	return fn ? fn(ctx, attr, inlen) : -EOPNOTSUPP;
+}
+
+int real_efadv_get_max_rq_depth(struct ibv_context *ctx,
+				struct efadv_rq_depth_attr *attr,
+				uint32_t inlen)
+{
+	get_max_rq_depth_fn *fn = real_sym("efadv_get_max_rq_depth", "EFA_1.5");
+
+	return fn ? fn(ctx, attr, inlen) : -EOPNOTSUPP;
+}
+
+struct efadv_qp *real_efadv_qp_from_ibv_qp_ex(struct ibv_qp_ex *qpx)
+{
+	qp_from_ibv_qp_ex_fn *fn = real_sym("efadv_qp_from_ibv_qp_ex",
+					    "EFA_1.6");
+
+	if (!fn) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return fn(qpx);
 }

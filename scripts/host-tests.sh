@@ -262,17 +262,40 @@ C
 }
 
 # --- softsrd's libefa.so.1 (efa-compat/) ---------------------------------
-t test_efa_compat_exports_what_libefa_44_exports
-test_efa_compat_exports_what_libefa_44_exports() {
-	# The same symbols at the same versions as the system's libefa (rdma-core
-	# 44), nothing more; libefa's SONAME; libsrd underneath.
-	local ours=$BUILD/efa-compat/libefa.so.1 sys got want
-	sys=$(readlink -f "$(pkg-config --variable=libdir libibverbs)/libefa.so.1")
-	[ -f "$sys" ] || { echo "# the system has no libefa.so.1 (ibverbs-providers)"; return 1; }
-	want=$(nm -D --defined-only "$sys" | awk '{print $NF}' | sort)
+t test_efa_compat_exports_what_libefa_64_exports
+test_efa_compat_exports_what_libefa_64_exports() {
+	# The symbols and versions efa-compat/libefa.map names, which are
+	# rdma-core 64's (EFA_1.0 to EFA_1.6), and nothing more; every one of
+	# the system's libefa (rdma-core 44's on Debian 12), so its programs
+	# still bind; libefa's SONAME; libsrd underneath.  SRD_LIBEFA_64 may
+	# name rdma-core 64's own libefa.so.1 (its build/lib/): then exactly
+	# its exports.
+	local ours=$BUILD/efa-compat/libefa.so.1 map=$TOP/efa-compat/libefa.map
+	local nodes node got want lib missing
+	nodes=$(sed -n 's/^\(EFA_[0-9.]*\) {$/\1/p' "$map" | tr '\n' ' ')
+	[ "$nodes" = "EFA_1.0 EFA_1.1 EFA_1.2 EFA_1.3 EFA_1.4 EFA_1.5 EFA_1.6 " ] || {
+		echo "# libefa.map's nodes are '$nodes', not rdma-core 64's EFA_1.0 to EFA_1.6"
+		return 1
+	}
+	# Each node's name, and NAME@@NODE for each "NAME;" of its global list.
+	want=$(awk '/^EFA_[0-9.]* \{$/ { node = $1; print node; next }
+		    node && /^\t\t[a-z0-9_]+;$/ { sub(/;$/, "", $1); print $1 "@@" node }' "$map" |
+		sort)
 	got=$(nm -D --defined-only "$ours" | awk '{print $NF}' | sort)
-	echo "# $(wc -l <<<"$want") symbols and versions in $sys"
+	echo "# $(wc -l <<<"$want") symbols and versions in libefa.map"
+	for node in $nodes; do
+		grep -q "@@$node\$" <<<"$want" || { echo "# read no symbol of $node in libefa.map"; return 1; }
+	done
 	[ "$got" = "$want" ] || { diff <(echo "$want") <(echo "$got") | sed 's/^/# /'; return 1; }
+	lib=$(readlink -f "$(pkg-config --variable=libdir libibverbs)/libefa.so.1")
+	[ -f "$lib" ] || { echo "# the system has no libefa.so.1 (ibverbs-providers)"; return 1; }
+	missing=$(comm -23 <(nm -D --defined-only "$lib" | awk '{print $NF}' | sort) <(echo "$got"))
+	[ -z "$missing" ] || { echo "# $lib exports what ours does not: $missing"; return 1; }
+	if [ -n "${SRD_LIBEFA_64:-}" ]; then
+		lib=$(nm -D --defined-only "$SRD_LIBEFA_64" | awk '{print $NF}' | sort) || return 1
+		echo "# compared with $SRD_LIBEFA_64"
+		[ "$got" = "$lib" ] || { diff <(echo "$lib") <(echo "$got") | sed 's/^/# /'; return 1; }
+	fi
 	grep -Eq 'SONAME +libefa\.so\.1$' <<<"$(objdump -p "$ours")" &&
 		grep -Eq 'NEEDED +libsrd\.so\.1$' <<<"$(objdump -p "$ours")" || {
 		objdump -p "$ours" | grep -E 'SONAME|NEEDED' | sed 's/^/# /'
