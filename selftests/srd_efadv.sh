@@ -39,7 +39,8 @@ efadv efa efe
 
 # Another RDMA device (rxe, in this namespace: rxe has no others): each
 # call goes to the system's libefa, which says it is no EFA device in its
-# log; with no system libefa to ask, the same errors.
+# log; with no system libefa to ask, or for a function it lacks, the same
+# errors.
 require_cmd unshare
 try modprobe rdma_rxe || skip "no rdma_rxe module"
 # An rxe AH needs a neighbour: the veth's other end, in a namespace.
@@ -63,12 +64,25 @@ VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log "$run" "$bin" "${foreign[@]}" real ||
 	fail "srd_efadv on rxe_efx, forwarded to the system's libefa"
 expect_match "the system's libefa answered for rxe_efx" "Not an EFA device" "$(cat "$log")"
 real_efa=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs/libefa-rdmav34.so)
+# What rdma-core 64 added (srd_efadv64): the system's libefa answers if
+# it has it (EFA_1.6), else softsrd's answers as libefa would.
+bin64=$(srd_bin srd_efadv64)
+mode64=absent
+objdump -T "$real_efa" | grep -q 'EFA_1\.6' && mode64=real
+echo "+ $run $bin64 --foreign rxe_efx $mode64"
+"$run" "$bin64" --foreign rxe_efx "$mode64" ||
+	fail "srd_efadv64 on rxe_efx ($mode64)"
 : >"$log"
+# shellcheck disable=SC2016 # expanded by sh -c
+hide_real_efa='mount --bind /dev/null "$1" && shift && exec "$@"'
 echo "+ unshare -m: $real_efa hidden; VERBS_LOG_LEVEL=1 $run $bin ${foreign[*]} absent"
-VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log unshare -m sh -c \
-	'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$real_efa" \
+VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log unshare -m sh -c "$hide_real_efa" sh "$real_efa" \
 	"$run" "$bin" "${foreign[@]}" absent ||
 	fail "srd_efadv on rxe_efx without the system's libefa"
+echo "+ unshare -m: $real_efa hidden; VERBS_LOG_LEVEL=1 $run $bin64 --foreign rxe_efx absent"
+VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=$log unshare -m sh -c "$hide_real_efa" sh "$real_efa" \
+	"$run" "$bin64" --foreign rxe_efx absent ||
+	fail "srd_efadv64 on rxe_efx without the system's libefa"
 [[ "$(cat "$log")" != *"Not an EFA device"* ]] || fail "the hidden libefa answered"
 echo "ok: without the system's libefa, the same errors"
 rm -f "$log"
