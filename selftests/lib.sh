@@ -197,6 +197,28 @@ bg_start() {
 	SRD_PIDS+=($!)
 }
 
+# hold_unprivileged DEV [SHAPE]: an unprivileged process (uid 65534) that
+# holds DEV as srd_holder.py's SHAPE says, in the background; returns once
+# it says it does, or fails with its output and its kernel stack.  Sets
+# HOLDER (its pid) and HOLDER_LOG (its output, a file the caller removes).
+hold_unprivileged() {
+	local t0=$SECONDS
+	HOLDER_LOG=$(mktemp /tmp/srd_holder.XXXXXX)
+	echo "+ setpriv --reuid=65534 --regid=65534 --clear-groups srd_holder.py $* &"
+	bg_start setpriv --reuid=65534 --regid=65534 --clear-groups \
+		/usr/bin/python3 "$SRD_TOP/selftests/srd_holder.py" "$@" >"$HOLDER_LOG" 2>&1
+	HOLDER=$!
+	until grep -q "^holding $1" "$HOLDER_LOG"; do
+		if [ $((SECONDS - t0)) -ge 60 ] || ! kill -0 "$HOLDER" 2>/dev/null; then
+			echo "# the holder's output, then its kernel stack:"
+			sed 's/^/#   /' "$HOLDER_LOG" "/proc/$HOLDER/stack" 2>/dev/null
+			fail "uid 65534 does not hold $1 after $((SECONDS - t0)) s"
+		fi
+		sleep 0.1
+	done
+	echo "ok: uid 65534 holds $1 (after $((SECONDS - t0)) s)"
+}
+
 # set_limits PROFILE: srd devices created from now on take the limits
 # profile PROFILE (softsrd or efa); cleanup puts the old one back.
 SRD_LIMITS_PARAM=/sys/module/rdma_srd/parameters/limits
