@@ -159,6 +159,15 @@ bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m)
 	return true;
 }
 
+/* The reverse of srd_tx_msg_activate(), once m left the window. */
+void srd_tx_msg_deactivate(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	bits_put(peer, m->acked, m->acked_inline, m->acked_bytes);
+	m->acked = NULL;
+	m->next_seg = 0;
+	m->segs_acked = 0;
+}
+
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m)
 {
 	/* A response still arriving must not place into it any more. */

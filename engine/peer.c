@@ -239,6 +239,7 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(ack_reply_timeouts),
 	SRD_COUNTER_DESC(cc_drains),
 	SRD_COUNTER_DESC(cc_losses_without_queue),
+	SRD_COUNTER_DESC(rnr_probes),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==
@@ -501,7 +502,8 @@ uint64_t srd_peer_idle_us(const struct srd_peer *peer)
 {
 	uint32_t i;
 
-	if (peer->pending_head || peer->awaiting || peer->inflight ||
+	if (peer->pending_head || peer->awaiting || peer->rnr_gates ||
+	    peer->inflight ||
 	    peer->msg_base != peer->msg_next || peer->ack_pending ||
 	    peer->retx_head != peer->retx_tail)
 		return 0;

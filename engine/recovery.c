@@ -94,6 +94,9 @@ static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
 	    srd_bit_test(m->acked, e->seg))
 		return;
 	srd_bit_set(m->acked, e->seg);
+	/* The receiver took the probe: its QPs' gate opens. */
+	if (m->rnr_probe)
+		srd_rnr_open(peer, m);
 	if (++m->segs_acked < m->nsegs)
 		return;
 	if (m->kind == SRD_MSG_READ)
@@ -261,27 +264,27 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		srd_tx_pump(peer, now_us);
 		return;
 	}
-	m->rnr_naks++;
+	if (m->rnr_naks < 0xffff)
+		m->rnr_naks++;
 	if (m->rnr_retry != SRD_RNR_RETRY_INFINITE && m->rnr_naks > m->rnr_retry) {
 		srd_tx_complete(peer, m, SRD_COMP_RNR_RETRY_EXC);
 		srd_tx_pump(peer, now_us);
 		return;
 	}
+	/*
+	 * It waits on its receiver, not on the network: out of the window,
+	 * which every QP shares, into its QPs' gate (rnr.c).
+	 */
 	srd_tx_abandon_pkts(peer, m->msg_id);
-	if (srd_tx_msg_unsent(m))
-		peer->tx_unsent--;
+	srd_tx_leave_window(peer, m);
+	srd_tx_msg_deactivate(peer, m);
 	backoff = cfg->rnr_backoff_min_us;
 	for (i = 1; i < m->rnr_naks && backoff < cfg->rnr_backoff_max_us; i++)
 		backoff <<= 1;
 	if (backoff > cfg->rnr_backoff_max_us)
 		backoff = cfg->rnr_backoff_max_us;
-	m->rnr_until_us = now_us + backoff;
-	m->state = SRD_TXM_RNR_WAIT;
-	peer->rnr_waiting++;
 	m->attempt++;
-	m->next_seg = 0;
-	m->segs_acked = 0;
-	srd_memset(m->acked, 0, m->acked_bytes);
+	srd_rnr_park(peer, m, now_us + backoff);
 	srd_tx_pump(peer, now_us);
 }
 
@@ -460,21 +463,14 @@ void srd_tx_on_timer(struct srd_peer *peer, uint64_t now_us)
 uint64_t srd_tx_deadline_busy(const struct srd_peer *peer)
 {
 	uint64_t d = peer->loss_deadline_us;
-	const struct srd_tx_msg *m;
-	uint32_t id, w = peer->eng->cfg.msg_window;
-
 	/* Neither the RTO nor a tail probe without packets in flight. */
 	if (peer->inflight)
 		d = srd_min_u64(d, srd_min_u64(rto_deadline(peer),
 					       tlp_deadline(peer)));
 	if (peer->resp_due_head)
 		d = srd_min_u64(d, peer->resp_due_head->resp_deadline_us);
-	for (id = peer->msg_base; peer->rnr_waiting && id != peer->msg_next;
-	     id++) {
-		m = peer->tx_slots[id & (w - 1)];
-		if (m && m->state == SRD_TXM_RNR_WAIT)
-			d = srd_min_u64(d, m->rnr_until_us);
-	}
+	if (peer->rnr_gates)
+		d = srd_min_u64(d, srd_rnr_deadline(peer));
 	/*
 	 * Work that neither the window nor the packet table holds back waits
 	 * for pacing only.  The gap may have ended since the pump looked

@@ -334,6 +334,8 @@ struct srd_counters {
 	uint64_t cc_drains;		/* drains a receiver asked for, made */
 	/* Losses and first RTOs that left the window: no queue stood (cc.c). */
 	uint64_t cc_losses_without_queue;
+	/* Messages sent again to a receiver that was not ready (rnr.c). */
+	uint64_t rnr_probes;
 };
 
 /*
@@ -343,7 +345,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	45
+#define SRD_ENGINE_NUM_COUNTERS	46
 
 struct srd_counter_desc {
 	const char *name;

@@ -357,7 +357,7 @@ void srd_path_on_spurious_loss(struct srd_peer *peer, uint32_t path);
 enum srd_tx_msg_state {
 	SRD_TXM_QUEUED = 0,	/* posted, waiting for a message id */
 	SRD_TXM_ACTIVE,		/* has an id; segments being sent */
-	SRD_TXM_RNR_WAIT,	/* RNR NAKed; resend from scratch at rnr_until_us */
+	SRD_TXM_RNR_WAIT,	/* out of the window, in its QPs' RNR gate (rnr.c) */
 	SRD_TXM_AWAIT_RESP,	/* READ: request ACKed, out of the window,
 				 * on peer->awaiting until its response */
 };
@@ -388,9 +388,21 @@ struct srd_tx_op {
 #define SRD_TX_MSG_CACHE	4
 
 struct srd_tx_msg {
-	struct srd_tx_msg *next;	/* pending queue, or peer->awaiting */
-	/* AWAIT_RESP: on peer->resp_due_head's list, by resp_deadline_us */
-	struct srd_tx_msg *due_prev, *due_next;
+	/*
+	 * The pending queue, peer->awaiting, peer->rnr_gates (a gate's
+	 * head), or the messages behind a gate's head.
+	 */
+	struct srd_tx_msg *next;
+	union {
+		/* AWAIT_RESP: on peer->resp_due_head's list, by deadline */
+		struct {
+			struct srd_tx_msg *due_prev, *due_next;
+		};
+		/* RNR_WAIT, a gate's head: those behind it, on ->next */
+		struct {
+			struct srd_tx_msg *rnr_behind, *rnr_behind_tail;
+		};
+	};
 	/* The OS's object, by kind: */
 	struct srd_outbound *out;	/* SEND, WRITE, READ */
 	struct srd_inbound *resp_src;	/* READ_RESP: the READ's target */
@@ -413,10 +425,12 @@ struct srd_tx_msg {
 	uint32_t msg_id;
 	uint32_t next_seg;		/* first segment never sent this attempt */
 	uint32_t segs_acked;
+	/* A gate's head: when it goes as the probe (none: one is out) */
 	uint64_t rnr_until_us;
-	uint8_t *acked;			/* nsegs bits, while ACTIVE/RNR_WAIT */
+	uint8_t *acked;			/* nsegs bits, while ACTIVE */
 	uint32_t acked_bytes;		/* size of the acked bitmap */
-	uint32_t rnr_naks;
+	uint16_t rnr_naks;		/* RNR NAKs it drew, saturating */
+	bool rnr_probe;			/* sent again to try its receiver */
 	uint8_t acked_inline[SRD_MSG_BITS_INLINE];	/* acked, if it fits */
 };
 
@@ -456,6 +470,7 @@ uint32_t srd_msg_seg_bytes(const struct srd_config *cfg, enum srd_msg_kind kind)
 struct srd_tx_msg *srd_tx_msg_alloc(struct srd_peer *peer,
 				    const struct srd_send_req *req);
 bool srd_tx_msg_activate(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_tx_msg_deactivate(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
 /* Give the messages the peer keeps for its next sends back to the OS. */
 void srd_tx_msg_cache_drain(struct srd_peer *peer);
@@ -610,7 +625,12 @@ struct srd_peer {
 	 * be as many as the OS posts.
 	 */
 	struct srd_tx_msg *resp_due_head, *resp_due_tail;
-	uint32_t rnr_waiting;		/* messages in RNR_WAIT */
+	/*
+	 * RNR gates (rnr.c): the head of each, on ->next; rnr_waiting counts
+	 * the messages in them.
+	 */
+	struct srd_tx_msg *rnr_gates;
+	uint32_t rnr_waiting;
 	/* Window messages with a segment never sent: srd_tx_msg_unsent(). */
 	uint32_t tx_unsent;
 	/* Freed messages kept for the next sends (msg.c), on ->next. */
@@ -828,6 +848,11 @@ static inline void srd_path_on_ack(struct srd_peer *peer, uint32_t path,
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
+/* The queue of messages waiting for an id: at the tail, at the front. */
+void srd_tx_queue_msg_front(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_tx_unqueue_head(struct srd_peer *peer);
+/* An ACTIVE message gives its id back (it leaves the window). */
+void srd_tx_leave_window(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
 		     bool include_pending);
 void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
@@ -888,6 +913,16 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
 		      uint64_t now_us);
 
+/* rnr.c: messages whose receiver was not ready */
+void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m,
+		  uint64_t until_us);
+bool srd_rnr_gated(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_rnr_wake(struct srd_peer *peer, uint64_t now_us);
+void srd_rnr_open(struct srd_peer *peer, struct srd_tx_msg *m);
+void srd_rnr_fail(struct srd_peer *peer, enum srd_comp_status st,
+		  bool requeue, bool by_qpn, uint32_t qpn);
+uint64_t srd_rnr_deadline(const struct srd_peer *peer);
+
 /* recovery.c */
 void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us);
@@ -933,7 +968,7 @@ static inline uint64_t srd_tx_deadline(const struct srd_peer *peer)
 {
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return SRD_NO_DEADLINE;
-	if (!peer->inflight && !peer->rnr_waiting && !srd_tx_has_work(peer))
+	if (!peer->inflight && !peer->rnr_gates && !srd_tx_has_work(peer))
 		return peer->resp_due_head ?
 		       srd_min_u64(peer->loss_deadline_us,
 				   peer->resp_due_head->resp_deadline_us) :

@@ -14,7 +14,8 @@
  *
  *   QUEUED --window has room, peer ESTABLISHED--> ACTIVE
  *   ACTIVE --every segment ACKed--> done, send_done(OK)
- *   ACTIVE --RNR NAK, retries left--> RNR_WAIT --backoff over--> ACTIVE (attempt + 1)
+ *   ACTIVE --RNR NAK, retries left--> RNR_WAIT (out of the window, rnr.c)
+ *   RNR_WAIT --its gate's backoff over, or its gate opened--> QUEUED
  *   ACTIVE --RNR NAK, no retries left / error NAK / retry budget /
  *            peer restart / flush--> done, send_done(error)
  *
@@ -78,6 +79,8 @@ static void advance_msg_base(struct srd_peer *peer)
 void srd_tx_finish(struct srd_peer *peer, struct srd_tx_msg *m,
 		   enum srd_comp_status st)
 {
+	if (m->rnr_probe)
+		srd_rnr_open(peer, m);
 	if (st == SRD_COMP_OK) {
 		peer->ctr.msgs_sent++;
 	} else {
@@ -176,14 +179,19 @@ static void unlink_awaiting(struct srd_peer *peer, struct srd_tx_msg *m)
 	}
 }
 
-/* A READ's request was ACKed: it leaves the window and waits. */
-void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
-		       uint64_t now_us)
+void srd_tx_leave_window(struct srd_peer *peer, struct srd_tx_msg *m)
 {
 	if (srd_tx_msg_unsent(m))
 		peer->tx_unsent--;
 	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
 	advance_msg_base(peer);
+}
+
+/* A READ's request was ACKed: it leaves the window and waits. */
+void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
+		       uint64_t now_us)
+{
+	srd_tx_leave_window(peer, m);
 	m->state = SRD_TXM_AWAIT_RESP;
 	if (!m->resp_claimed)
 		m->resp_deadline_us = now_us + peer->eng->cfg.resp_timeout_us;
@@ -211,7 +219,7 @@ static void resp_failed(struct srd_peer *peer, struct srd_tx_msg *m,
 		srd_rx_send_nak(peer, 0, m->req_msg_id, m->req_attempt, reason);
 }
 
-/* m is ACTIVE, RNR_WAIT or AWAIT_RESP: take it out and complete it. */
+/* m is ACTIVE or AWAIT_RESP: take it out and complete it. */
 void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		     enum srd_comp_status st)
 {
@@ -220,14 +228,9 @@ void srd_tx_complete(struct srd_peer *peer, struct srd_tx_msg *m,
 		srd_tx_finish(peer, m, st);
 		return;
 	}
-	if (m->state == SRD_TXM_RNR_WAIT)
-		peer->rnr_waiting--;
 	if (st != SRD_COMP_OK)
 		srd_tx_abandon_pkts(peer, m->msg_id);
-	if (srd_tx_msg_unsent(m))
-		peer->tx_unsent--;
-	peer->tx_slots[m->msg_id & (peer->eng->cfg.msg_window - 1)] = NULL;
-	advance_msg_base(peer);
+	srd_tx_leave_window(peer, m);
 	srd_tx_finish(peer, m, st);
 }
 
@@ -254,6 +257,12 @@ static void fail_matching(struct srd_peer *peer, enum srd_comp_status st,
 		srd_tx_unawait(peer, pp);
 		srd_tx_finish(peer, m, st);
 	}
+	/*
+	 * Before the queue: a gate of those failed here must be gone when
+	 * its probe, if queued, fails below (srd_tx_finish() would open it
+	 * onto the queue being walked).
+	 */
+	srd_rnr_fail(peer, st, !include_pending, by_qpn, qpn);
 	if (!include_pending)
 		return;
 	pp = &peer->pending_head;
@@ -306,6 +315,15 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
 			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
 	}
 	srd_peer_update_deadline(peer);
+}
+
+void srd_tx_queue_msg_front(struct srd_peer *peer, struct srd_tx_msg *m)
+{
+	m->next = peer->pending_head;
+	peer->pending_head = m;
+	if (!peer->pending_tail)
+		peer->pending_tail = m;
+	peer->pending_count++;
 }
 
 /* Posted, not yet given a message id: wait in order for the window. */
@@ -543,26 +561,7 @@ static struct srd_tx_msg *next_new(struct srd_peer *peer, uint32_t *rr_end)
 	return NULL;
 }
 
-static void wake_rnr(struct srd_peer *peer, uint64_t now_us)
-{
-	struct srd_tx_msg *m;
-	uint32_t id;
-
-	if (!peer->rnr_waiting)
-		return;		/* the pump's common case: skip the scan */
-	for (id = peer->msg_base; id != peer->msg_next; id++) {
-		m = srd_tx_msg_by_id(peer, id);
-		if (m && m->state == SRD_TXM_RNR_WAIT &&
-		    now_us >= m->rnr_until_us) {
-			m->state = SRD_TXM_ACTIVE;
-			peer->rnr_waiting--;
-			if (srd_tx_msg_unsent(m))
-				peer->tx_unsent++;
-		}
-	}
-}
-
-static void dequeue_head(struct srd_peer *peer)
+void srd_tx_unqueue_head(struct srd_peer *peer)
 {
 	struct srd_tx_msg *m = peer->pending_head;
 
@@ -581,19 +580,25 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 
 	if (peer->state != SRD_PEER_ESTABLISHED)
 		return;
+	if (peer->rnr_gates)
+		srd_rnr_wake(peer, now_us);
 	while ((m = peer->pending_head)) {
 		/* A chunk of a failed operation never starts (rdma_op.c). */
 		if (m->op && m->op->status != SRD_COMP_OK) {
-			dequeue_head(peer);
+			srd_tx_unqueue_head(peer);
+			if (m->rnr_probe)
+				srd_rnr_open(peer, m);
 			srd_tx_op_chunk_done(peer, m, SRD_COMP_FLUSHED);
 			srd_tx_msg_free(peer, m);
 			continue;
 		}
+		/* A message of QPs whose receiver is not ready waits off it. */
+		if (peer->rnr_gates && srd_rnr_gated(peer, m))
+			continue;
 		if (!srd_tx_msg_activate(peer, m))
 			break;
-		dequeue_head(peer);
+		srd_tx_unqueue_head(peer);
 	}
-	wake_rnr(peer, now_us);
 	for (;;) {
 		bool have_retx = retx_pop(peer, &r);
 

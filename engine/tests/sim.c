@@ -37,7 +37,7 @@ static uint32_t rnd_below(uint64_t *s, uint32_t n)
 
 /* --- structures ------------------------------------------------------ */
 
-enum ev_type { EV_SWITCH, EV_DELIVER, EV_POST, EV_RESTART, EV_REFILL };
+enum ev_type { EV_SWITCH, EV_DELIVER, EV_POST, EV_RESTART, EV_REFILL, EV_STUCK_CHECK };
 
 struct event {
 	uint64_t t_ns, seq;
@@ -96,7 +96,8 @@ struct sim_node {
 	uint64_t stall_from_ns, stall_to_ns, stall_rng;	/* stall_max_us */
 };
 
-enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS };
+enum expect { EXP_OK, EXP_BAD_QPN, EXP_BAD_QKEY, EXP_RNR_MAYBE, EXP_BAD_ACCESS,
+	      EXP_STUCK };
 
 /* How an RDMA request with EXP_BAD_ACCESS fails the responder's check. */
 enum bad_access { BAD_NONE, BAD_RKEY, BAD_BELOW, BAD_PAST_END, BAD_WRAPS };
@@ -159,6 +160,7 @@ struct sim {
 	uint32_t nrequests;		/* msgs[0..nrequests): the workload */
 	struct srd_config cfg;
 	int failed;
+	bool stop;			/* sim_params.stuck_qp: the rest is done */
 	uint32_t link_reorder_last[2][SIM_MAX_LINKS];	/* corr_draw() */
 };
 
@@ -1249,6 +1251,8 @@ static void make_workload(struct sim *s)
 		if (p->incast_to < 0 || a != p->incast_to)
 			n += p->msgs_per_node;
 	n += p->rdma_big_ops;
+	if (p->stuck_qp >= 0)
+		n += p->stuck_msgs;
 	/* With answers, message n + i answers message i, if it arrives. */
 	s->msgs = calloc(p->answer ? 2 * n : n, sizeof(*s->msgs));
 	s->nmsgs = p->answer ? 2 * n : n;
@@ -1271,8 +1275,11 @@ static void make_workload(struct sim *s)
 				m->dst = p->incast_to >= 0 ? p->incast_to :
 					 (int)rnd_below(&s->rng, p->nodes);
 			while (m->dst == a);
-			m->src_qp = (int)rnd_below(&s->rng, p->qps);
-			m->dst_qp = (int)rnd_below(&s->rng, p->qps);
+			do {
+				m->src_qp = (int)rnd_below(&s->rng, p->qps);
+				m->dst_qp = (int)rnd_below(&s->rng, p->qps);
+			} while (p->stuck_qp >= 0 && (m->src_qp == p->stuck_qp ||
+						     m->dst_qp == p->stuck_qp));
 			if (p->uniform_len)
 				m->len = 1 + rnd_below(&s->rng, p->max_msg_bytes);
 			else if ((int)rnd_below(&s->rng, 100) < p->big_pct)
@@ -1323,6 +1330,22 @@ static void make_workload(struct sim *s)
 		m->rnr_retry = 7;
 		m->expect = EXP_OK;
 		e.t_ns = 1000ull * rnd_below(&s->rng, p->post_window_us + 1);
+		ev_push(s, e);
+		if (p->answer)
+			make_answer(s, n, i);
+	}
+	/* The stuck QP's sends, posted before everything else. */
+	for (k = 0; p->stuck_qp >= 0 && k < p->stuck_msgs; k++, i++) {
+		struct msg_rec *m = &s->msgs[i];
+		struct event e = { .type = EV_POST, .msg = i };
+
+		m->out.idx = i;
+		m->src = p->incast_to == 0 ? 1 : 0;
+		m->dst = p->incast_to >= 0 ? p->incast_to : !m->src;
+		m->src_qp = m->dst_qp = p->stuck_qp;
+		m->len = 1 + rnd_below(&s->rng, 2 * p->seg_bytes);
+		m->rnr_retry = 7;
+		m->expect = EXP_STUCK;
 		ev_push(s, e);
 		if (p->answer)
 			make_answer(s, n, i);
@@ -1520,6 +1543,13 @@ static void check_outcomes(struct sim *s)
 
 		if (m->is_answer && !m->posted)
 			continue;	/* its request never arrived */
+		if (m->expect == EXP_STUCK) {
+			if (m->done || m->delivered)
+				fail(s, "msg %u to the QP with no receive: %s, delivered %d times",
+				     i, m->done ? srd_comp_status_name(m->status) :
+				     "not done", m->delivered);
+			continue;
+		}
 		if (!m->done) {
 			fail(s, "msg %u (%d->%d, %u bytes) never completed", i, m->src,
 			     m->dst, m->len);
@@ -1648,6 +1678,7 @@ void sim_default_params(struct sim_params *p)
 	p->jitter_us = 10;
 	p->restart_node = -1;
 	p->rnr_qp = -1;
+	p->stuck_qp = -1;
 	p->incast_to = -1;
 	p->link_bytes_per_us = 1250;	/* 10 Gb/s */
 	p->buffer_bytes = 1 << 20;
@@ -1698,7 +1729,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 			nd->peers[q].remote = q;
 		}
 		for (q = 0; q < p->qps; q++)
-			nd->qps[q].credits = q == p->rnr_qp ? 1 : -1;
+			nd->qps[q].credits = q == p->stuck_qp ? 0 :
+					     q == p->rnr_qp ? 1 : -1;
 		node_up(&s, nd);
 	}
 	r->bound_bytes_per_node = (p->nodes - 1) * srd_peer_mem_bound_bytes(&s.cfg) + 4096;
@@ -1712,8 +1744,12 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		struct event e = { .type = EV_REFILL, .t_ns = 1000ull * p->rnr_refill_us };
 		ev_push(&s, e);
 	}
+	if (p->stuck_qp >= 0) {
+		struct event e = { .type = EV_STUCK_CHECK, .t_ns = 1000000 };
+		ev_push(&s, e);
+	}
 
-	while (!s.failed) {
+	while (!s.failed && !s.stop) {
 		/* At equal times, timers go first. */
 		bool timer = s.timers.len &&
 			     (!s.events.len ||
@@ -1774,6 +1810,16 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 					ev_push(&s, e);
 				}
 				break;
+			case EV_STUCK_CHECK:
+				/* Every 1 ms: is all but the stuck done? */
+				for (i = 0; i < s.nmsgs && !more; i++)
+					more = !s.msgs[i].done &&
+					       s.msgs[i].expect != EXP_STUCK &&
+					       (s.msgs[i].posted || !s.msgs[i].is_answer);
+				s.stop = !more;
+				e.t_ns += 1000000;
+				ev_push(&s, e);
+				break;
 			}
 		}
 		r->events++;
@@ -1799,6 +1845,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->tail_probes += nd->ctr_sum.tail_probes;
 		r->duplicates += nd->ctr_sum.duplicates;
 		r->rnr_naks += nd->ctr_sum.rnr_naks_sent;
+		r->rnr_probes += nd->ctr_sum.rnr_probes;
 		r->peer_restarts += nd->ctr_sum.peer_restarts;
 		r->path_switches += nd->ctr_sum.path_switches;
 		r->path_recoveries += nd->ctr_sum.path_recoveries;

@@ -66,6 +66,15 @@ struct sim_params {
 	int rdma_big_ops;
 	int rnr_qp;			/* this QP index has few receives; -1 none */
 	uint32_t rnr_refill_us;
+	/*
+	 * >= 0: this QP index of the receiving node never posts a receive,
+	 * and its peer QP on the first sender posts stuck_msgs sends to it
+	 * at the start (rnr_retry 7): they must never complete nor arrive,
+	 * and the workload, which then avoids both QPs, must go on.  The
+	 * run ends when every other message is done.
+	 */
+	int stuck_qp;
+	int stuck_msgs;
 	int incast_to;			/* >= 0: every other node sends only to it */
 	/*
 	 * The k-th sending node posts from k * start_stagger_us on; the
@@ -127,7 +136,7 @@ struct sim_result {
 	uint64_t pkts_corrupted, pkts_reordered;	/* sim_params.links */
 	uint64_t retransmits, rto_expired, fast_retransmits, duplicates;
 	uint64_t spurious_retransmits, tail_probes;
-	uint64_t rnr_naks, peer_restarts, path_switches, path_recoveries;
+	uint64_t rnr_naks, rnr_probes, peer_restarts, path_switches, path_recoveries;
 	uint64_t stale_drops;
 	uint64_t forged;		/* packets the forger sent */
 	uint64_t answers;		/* answers posted (counted in msgs) */

@@ -386,6 +386,67 @@ static void sc_multipath_mix(struct sim_params *p)
 }
 
 /*
+ * No QP can stall another (engine/rnr.c): 8 QPs a node, 2000 messages
+ * from node 0 to node 1 over QPs 1..7, 1% loss; and first, before any
+ * of them, 1000 sends from QP 0 to node 1's QP 0, which never posts a
+ * receive (rnr_retry 7).  check_rnr_stuck() holds the rest to the pace
+ * of the same run without the stuck sends.
+ */
+static void sc_rnr_stuck(struct sim_params *p)
+{
+	p->nodes = 2;
+	p->qps = 8;
+	p->incast_to = 1;
+	p->msgs_per_node = 2000;
+	p->loss_permille = 10;
+	p->stuck_qp = 0;
+	p->stuck_msgs = 1000;
+}
+
+/* The other QPs keep 80 % of their goodput; the stuck ones cost probes. */
+#define STUCK_SLOWDOWN_X100	125
+
+static bool check_rnr_stuck(const struct sim_params *p, const struct sim_result *r,
+			    char *why, size_t n)
+{
+	struct sim_params twin = *p;
+	struct sim_result tr;
+
+	twin.stuck_msgs = 0;
+	twin.quiet = true;
+	sim_run(&twin, &tr);
+	if (!tr.ok) {
+		snprintf(why, n, "the twin without stuck sends failed: %s", tr.why);
+		return false;
+	}
+	printf("#   goodput: %llu us against %llu us without the stuck sends (%.2fx; "
+	       "at most %.2fx); %llu RNR probes, %llu RNR NAKs\n",
+	       (unsigned long long)r->last_ok_completion_us,
+	       (unsigned long long)tr.last_ok_completion_us,
+	       tr.last_ok_completion_us ?
+	       (double)r->last_ok_completion_us / tr.last_ok_completion_us : 0.0,
+	       STUCK_SLOWDOWN_X100 / 100.0, (unsigned long long)r->rnr_probes,
+	       (unsigned long long)r->rnr_naks);
+	if (r->last_ok_completion_us * 100 >
+	    STUCK_SLOWDOWN_X100 * tr.last_ok_completion_us) {
+		snprintf(why, n, "the other QPs done by %llu us, by %llu us without the stuck sends",
+			 (unsigned long long)r->last_ok_completion_us,
+			 (unsigned long long)tr.last_ok_completion_us);
+		return false;
+	}
+	/*
+	 * Exercised: the stuck sends met RNR and waited in their gate, each
+	 * probe drawing a NAK, not each send.
+	 */
+	if (!r->rnr_probes || r->rnr_naks >= (uint64_t)p->stuck_msgs / 4) {
+		snprintf(why, n, "%llu RNR NAKs, %llu probes: no gate, or one NAK a send",
+			 (unsigned long long)r->rnr_naks, (unsigned long long)r->rnr_probes);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Goodput under loss, the property: a run with its links' trouble taken
  * away sets the pace, and the troubled run must keep at least a third of
  * its goodput (finish within 3x its time): a transport that only stays
@@ -526,6 +587,8 @@ static const struct scenario scenarios[] = {
 	{ "loss_patterns", "multipath_mix's workload over 4 links, each direction's loss, "
 	  "corruption, duplication (< 10%) and reordering drawn from the seed (12 seeds)",
 	  sc_loss_patterns, check_goodput, 12 },
+	{ "rnr_stuck", "8 QPs, 1% loss; 1000 sends to a QP that posts no receive, then 2000 "
+	  "others: their goodput as without the stuck ones", sc_rnr_stuck, check_rnr_stuck },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",

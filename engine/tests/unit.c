@@ -95,6 +95,9 @@ struct node {
 	uint64_t deadline;
 	int recvs_posted;	/* -1: unlimited */
 	uint32_t qpn, qkey;
+	/* A second QP (0: none), with receives of its own: never -1 */
+	uint32_t qpn2;
+	int recvs_posted2;
 	struct rxbuf rx[64];
 	int nrx;
 	int sends_done[SRD_COMP_NR];
@@ -231,6 +234,13 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 	struct rhandle *rh;
 
 	(void)peer_os;
+	if (n->qpn2 && info->dst_qpn == n->qpn2) {
+		if (n->recvs_posted2 == 0 || n->nrx == 64 ||
+		    info->kind != SRD_MSG_SEND)
+			return SRD_RX_RNR;
+		n->recvs_posted2--;
+		goto take;
+	}
 	if (info->dst_qpn != n->qpn)
 		return SRD_RX_BAD_QPN;
 	if (info->qkey != n->qkey)
@@ -261,6 +271,7 @@ static enum srd_rx_verdict h_rx_begin(void *os, void *peer_os,
 		return SRD_RX_RNR;
 	if (n->recvs_posted > 0)
 		n->recvs_posted--;
+take:
 	b = &n->rx[n->nrx++];
 	b->data = calloc(1, info->msg_len + 1);
 	b->len = info->msg_len;
@@ -2195,6 +2206,65 @@ static void test_rnr_retry_counting(void)
 	rnr_case(7, 0, true);
 }
 
+/*
+ * No QP can stall another (rnr.c): a QP whose receiver posts nothing
+ * holds no message id, however many sends it has posted, and costs one
+ * probe per backoff, not one per message; another QP's sends to the same
+ * peer go on at once.  Once receives are posted, the stuck sends deliver,
+ * each once.
+ */
+static void test_rnr_waits_off_the_window(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	const int stuck = 2 * (int)c.msg_window, good = 40;
+	struct srd_peer *p = a->peer;
+	struct srd_send_req r = {
+		.src_qpn = a->qpn + 1, .dst_qpn = 200, .qkey = b->qkey,
+		.has_imm = true, .len = 2500, .rnr_retry = 7,
+	};
+	uint64_t probes;
+	int i, intact = 0;
+
+	b->qpn2 = 200;
+	for (i = 0; i < stuck; i++) {
+		r.out = outbound_new(1000 + i, NULL);
+		r.imm_data = 1000 + i;
+		CHECK(srd_send_msg(p, &r) == SRD_SEND_OK, "stuck send %d posted", i);
+	}
+	pair_run(pr, pr->now + 2000, false, no_drop, NULL);
+	CHECK(p->rnr_waiting == (uint32_t)stuck && p->msg_base == p->msg_next,
+	      "every stuck send waits off the window: %u of %d waiting, %u ids held",
+	      p->rnr_waiting, stuck, p->msg_next - p->msg_base);
+	for (i = 0; i < good; i++)
+		CHECK(send_one(pr, 0, 2500, i, 7) == SRD_SEND_OK, "send %d posted", i);
+	pair_run(pr, pr->now + 20000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == good && b->nrx == good,
+	      "the other QP's %d sends done within 20 ms: %d done, %d received",
+	      good, a->sends_done[SRD_COMP_OK], b->nrx);
+	/* Two seconds stuck: a probe per backoff, the backoff doubling to
+	 * rnr_backoff_max_us (100 ms), so about 30, not one per send. */
+	probes = ectr(a->eng)->rnr_probes;
+	pair_run(pr, pr->now + 2000000, false, no_drop, NULL);
+	probes = ectr(a->eng)->rnr_probes - probes;
+	CHECK(probes >= 10 && probes <= 40 && a->ndone == good,
+	      "2 s of RNR: 10..40 probes, none done: %llu probes, %d done",
+	      (unsigned long long)probes, a->ndone - good);
+	b->recvs_posted2 = 20;
+	pair_run(pr, pr->now + 300000, false, no_drop, NULL);
+	for (i = good; i < b->nrx; i++)
+		intact += b->rx[i].done == 1 && rx_intact(&b->rx[i]) &&
+			  b->rx[i].imm >= 1000;
+	CHECK(a->sends_done[SRD_COMP_OK] == good + 20 && b->nrx == good + 20 &&
+	      intact == 20,
+	      "20 receives posted: 20 stuck sends delivered once, intact (%d done, %d received, %d intact)",
+	      a->sends_done[SRD_COMP_OK] - good, b->nrx - good, intact);
+	CHECK(p->rnr_waiting == (uint32_t)stuck - 20,
+	      "the rest wait again: %u of %d", p->rnr_waiting, stuck - 20);
+	pair_free(pr);
+}
+
 static void test_error_naks(void)
 {
 	struct srd_config c = small_cfg();
@@ -2403,7 +2473,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, cc_losses_without_queue),
+	      offsetof(struct srd_counters, rnr_probes),
 	      "first and last");
 }
 
@@ -3954,6 +4024,7 @@ static const struct test tests[] = {
 	{ "round_robin_rounds", test_round_robin_rounds },
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
+	{ "rnr_waits_off_the_window", test_rnr_waits_off_the_window },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
 	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
