@@ -40,14 +40,13 @@ static void undo(struct srd_peer *peer, struct srd_tx_msg *m)
 
 int srd_tx_post_op(struct srd_peer *peer, const struct srd_send_req *req)
 {
-	const struct srd_config *cfg = &peer->eng->cfg;
 	uint32_t n = (req->rdma.length + SRD_MAX_RDMA_MSG_BYTES - 1) /
 		     SRD_MAX_RDMA_MSG_BYTES, i;
 	struct srd_tx_msg *first = NULL, **tail = &first, *m, *next;
 	struct srd_send_req r;
 	struct srd_tx_op *op;
 
-	if (srd_tx_queued_msgs(peer) + n > cfg->max_pending_msgs)
+	if (!srd_tx_queue_has_room(peer, req->src_qpn, n))
 		return SRD_SEND_BUSY;
 	op = peer->eng->ops->alloc(peer->eng->os, sizeof(*op));
 	if (!op) {

@@ -402,6 +402,10 @@ struct srd_tx_msg {
 		struct {
 			struct srd_tx_msg *rnr_behind, *rnr_behind_tail;
 		};
+		/* QUEUED, its QP's first: the next QP's, its own last */
+		struct {
+			struct srd_tx_msg *flow_next, *flow_tail;
+		};
 	};
 	/* The OS's object, by kind: */
 	struct srd_outbound *out;	/* SEND, WRITE, READ */
@@ -425,8 +429,12 @@ struct srd_tx_msg {
 	uint32_t msg_id;
 	uint32_t next_seg;		/* first segment never sent this attempt */
 	uint32_t segs_acked;
-	/* A gate's head: when it goes as the probe (none: one is out) */
-	uint64_t rnr_until_us;
+	union {
+		/* A gate's head: when it goes as the probe (none: one is out) */
+		uint64_t rnr_until_us;
+		/* QUEUED, its QP's first: how many of its QP's are queued */
+		uint32_t flow_queued;
+	};
 	uint8_t *acked;			/* nsegs bits, while ACTIVE */
 	uint32_t acked_bytes;		/* size of the acked bitmap */
 	uint16_t rnr_naks;		/* RNR NAKs it drew, saturating */
@@ -474,7 +482,6 @@ void srd_tx_msg_deactivate(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_msg_free(struct srd_peer *peer, struct srd_tx_msg *m);
 /* Give the messages the peer keeps for its next sends back to the OS. */
 void srd_tx_msg_cache_drain(struct srd_peer *peer);
-void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m);
 
 /* --- RDMA operations of several chunks (rdma_op.c) ------------------- */
 
@@ -615,6 +622,7 @@ struct srd_peer {
 	uint32_t msg_next;		/* next message id */
 	uint32_t msg_rr;		/* round-robin cursor ... */
 	uint32_t msg_rr_end;		/* ... and where its round ends */
+	/* queue.c: the flows' heads, on ->flow_next; all their messages */
 	struct srd_tx_msg *pending_head, *pending_tail;
 	uint32_t pending_count;
 	uint32_t held_msgs;		/* chunks held back (rdma_op.c) */
@@ -848,9 +856,29 @@ static inline void srd_path_on_ack(struct srd_peer *peer, uint32_t path,
 
 /* tx.c */
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us);
-/* The queue of messages waiting for an id: at the tail, at the front. */
+/*
+ * queue.c: messages waiting for an id, a FIFO per local QP served in
+ * turn: last in its QP's, first of all (an RNR probe), the next to start
+ * taken off, the queued ones failed, and how many a QP has queued.
+ */
+void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_queue_msg_front(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_unqueue_head(struct srd_peer *peer);
+void srd_tx_queue_fail(struct srd_peer *peer, enum srd_comp_status st,
+		       bool by_qpn, uint32_t qpn);
+uint32_t srd_tx_queued_of(struct srd_peer *peer, uint32_t src_qpn);
+/*
+ * May local QP @src_qpn queue @n more messages?  Within max_pending_msgs,
+ * and one QP within three quarters of it: the others keep a quarter.
+ */
+static inline bool srd_tx_queue_has_room(struct srd_peer *peer,
+					 uint32_t src_qpn, uint32_t n)
+{
+	uint32_t max = peer->eng->cfg.max_pending_msgs;
+
+	return srd_tx_queued_msgs(peer) + n <= max &&
+	       srd_tx_queued_of(peer, src_qpn) + n <= max - max / 4;
+}
 /* An ACTIVE message gives its id back (it leaves the window). */
 void srd_tx_leave_window(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,

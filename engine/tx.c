@@ -263,21 +263,8 @@ static void fail_matching(struct srd_peer *peer, enum srd_comp_status st,
 	 * onto the queue being walked).
 	 */
 	srd_rnr_fail(peer, st, !include_pending, by_qpn, qpn);
-	if (!include_pending)
-		return;
-	pp = &peer->pending_head;
-	while ((m = *pp)) {
-		if (by_qpn && m->src_qpn != qpn) {
-			pp = &m->next;
-			continue;
-		}
-		*pp = m->next;
-		peer->pending_count--;
-		srd_tx_finish(peer, m, st);
-	}
-	peer->pending_tail = NULL;
-	for (m = peer->pending_head; m; m = m->next)
-		peer->pending_tail = m;
+	if (include_pending)
+		srd_tx_queue_fail(peer, st, by_qpn, qpn);
 }
 
 void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
@@ -317,26 +304,6 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn)
 	srd_peer_update_deadline(peer);
 }
 
-void srd_tx_queue_msg_front(struct srd_peer *peer, struct srd_tx_msg *m)
-{
-	m->next = peer->pending_head;
-	peer->pending_head = m;
-	if (!peer->pending_tail)
-		peer->pending_tail = m;
-	peer->pending_count++;
-}
-
-/* Posted, not yet given a message id: wait in order for the window. */
-void srd_tx_queue_msg(struct srd_peer *peer, struct srd_tx_msg *m)
-{
-	if (peer->pending_tail)
-		peer->pending_tail->next = m;
-	else
-		peer->pending_head = m;
-	peer->pending_tail = m;
-	peer->pending_count++;
-}
-
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
@@ -367,7 +334,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 		if (ret != SRD_SEND_OK)
 			return ret;
 	} else {
-		if (srd_tx_queued_msgs(peer) >= cfg->max_pending_msgs)
+		if (!srd_tx_queue_has_room(peer, req->src_qpn, 1))
 			return SRD_SEND_BUSY;
 		m = srd_tx_msg_alloc(peer, req);
 		if (!m)
@@ -559,17 +526,6 @@ static struct srd_tx_msg *next_new(struct srd_peer *peer, uint32_t *rr_end)
 		end = cnt;
 	}
 	return NULL;
-}
-
-void srd_tx_unqueue_head(struct srd_peer *peer)
-{
-	struct srd_tx_msg *m = peer->pending_head;
-
-	peer->pending_head = m->next;
-	if (!peer->pending_head)
-		peer->pending_tail = NULL;
-	m->next = NULL;
-	peer->pending_count--;
 }
 
 void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)

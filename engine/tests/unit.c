@@ -48,6 +48,8 @@ struct qpkt {
 
 struct node;
 
+#define MARKED_SEED	100000
+
 struct pair {
 	uint64_t now;
 	uint32_t rnd;
@@ -95,6 +97,9 @@ struct node {
 	uint64_t deadline;
 	int recvs_posted;	/* -1: unlimited */
 	uint32_t qpn, qkey;
+	/* Sends of seed >= MARKED_SEED: how many done, and ndone before
+	 * the first and the last of them. */
+	int marked_done, ndone_at_first_marked, ndone_at_last_marked;
 	/* A second QP (0: none), with receives of its own: never -1 */
 	uint32_t qpn2;
 	int recvs_posted2;
@@ -364,6 +369,10 @@ static void h_send_done(void *os, struct srd_outbound *out,
 {
 	struct node *n = os;
 
+	if (out->seed >= MARKED_SEED && n->marked_done++ == 0)
+		n->ndone_at_first_marked = n->ndone;
+	if (out->seed >= MARKED_SEED)
+		n->ndone_at_last_marked = n->ndone;
 	free(out);
 	n->sends_done[st]++;
 	n->last_done_us = n->pr->now;
@@ -2265,6 +2274,66 @@ static void test_rnr_waits_off_the_window(void)
 	pair_free(pr);
 }
 
+/*
+ * The queue serves local QPs in turn (queue.c): one QP's 300 queued RDMA
+ * writes do not keep another's 10 sends, posted after them, waiting for
+ * all 300; and one QP queues at most three quarters of max_pending_msgs.
+ */
+static void test_queue_serves_qps_in_turn(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct srd_send_req w = {
+		.src_qpn = a->qpn + 1, .dst_qpn = b->qpn, .qkey = b->qkey,
+		.len = 4096, .rnr_retry = 7, .kind = SRD_MSG_WRITE,
+		.rdma = { .remote_addr = MEM_VA, .rkey = b->rkey,
+			  .rdma_len = 4096, .length = 4096 },
+	};
+	int i, posted;
+
+	for (i = 0; i < 300; i++) {
+		w.out = outbound_new(i, NULL);
+		CHECK(srd_send_msg(a->peer, &w) == SRD_SEND_OK, "write %d posted", i);
+	}
+	for (i = 0; i < 10; i++)
+		CHECK(send_one(pr, 0, 2500, MARKED_SEED + i, 7) == SRD_SEND_OK,
+		      "send %d posted", i);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == 310 && a->marked_done == 10,
+	      "all done: %d of 310, %d of the 10 sends", a->sends_done[SRD_COMP_OK],
+	      a->marked_done);
+	/* In turn: the 10 start among the first 64 + 2 x 10 to start. */
+	CHECK(a->ndone_at_last_marked < 100,
+	      "the other QP's 10 sends done before the 100th completion: "
+	      "the last after %d (the first after %d)", a->ndone_at_last_marked,
+	      a->ndone_at_first_marked);
+	pair_free(pr);
+
+	c = small_cfg();
+	c.max_pending_msgs = 16;
+	pr = pair_new(&c);
+	a = pr->n[0];
+	b = pr->n[1];
+	w.rdma.rkey = b->rkey;
+	for (posted = 0; posted < 200; posted++) {
+		w.out = outbound_new(posted, NULL);
+		if (srd_send_msg(a->peer, &w) != SRD_SEND_OK) {
+			free(w.out);
+			break;
+		}
+	}
+	/* All queued: the peer is new, and starts nothing before its HELLO. */
+	CHECK(posted == 12, "one QP: 12 of 16 queued, %d posted", posted);
+	for (i = 0; i < 5 && send_one(pr, 0, 100, i, 7) == SRD_SEND_OK; i++)
+		;
+	CHECK(i == 4, "another QP: the other 4 queued, %d posted", i);
+	pair_run(pr, pr->now + 10000000, false, no_drop, NULL);
+	CHECK(a->sends_done[SRD_COMP_OK] == posted + 4, "all done: %d of %d",
+	      a->sends_done[SRD_COMP_OK], posted + 4);
+	pair_free(pr);
+}
+
 static void test_error_naks(void)
 {
 	struct srd_config c = small_cfg();
@@ -4025,6 +4094,7 @@ static const struct test tests[] = {
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "rnr_waits_off_the_window", test_rnr_waits_off_the_window },
+	{ "queue_serves_qps_in_turn", test_queue_serves_qps_in_turn },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
 	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
