@@ -875,9 +875,15 @@ static inline bool srd_tx_queue_has_room(struct srd_peer *peer,
 					 uint32_t src_qpn, uint32_t n)
 {
 	uint32_t max = peer->eng->cfg.max_pending_msgs;
+	uint32_t queued = srd_tx_queued_msgs(peer);
 
-	return srd_tx_queued_msgs(peer) + n <= max &&
-	       srd_tx_queued_of(peer, src_qpn) + n <= max - max / 4;
+	/*
+	 * A QP queues no more than the peer does: below three quarters in
+	 * all, the walk of the flows (per post) is not needed.
+	 */
+	return queued + n <= max &&
+	       (queued + n <= max - max / 4 ||
+		srd_tx_queued_of(peer, src_qpn) + n <= max - max / 4);
 }
 /* An ACTIVE message gives its id back (it leaves the window). */
 void srd_tx_leave_window(struct srd_peer *peer, struct srd_tx_msg *m);
