@@ -307,13 +307,13 @@ static void srd_wq_flush(struct srd_qp *qp, struct srd_wq *wq,
 }
 
 /*
- * Take the next posted receive of @qp: a copy of its slot in qp->rq.wqe
- * (userspace may rewrite the slot), the slot handed back.  Under
- * rq_lock, on UD and SRD alike.  0; -ENOENT: none is posted; -EIO: the
- * ring's indices say more is posted than it has slots, a broken ring,
- * and the QP is in ERR now, as a broken SQ puts it.
+ * Copy the next posted receive of @qp into qp->rq.wqe (userspace may
+ * rewrite the slot) without taking it: srd_rq_consume() takes it.  Under
+ * rq_lock.  0; -ENOENT: none is posted; -EIO: the ring's indices say more
+ * is posted than it has slots, a broken ring, and the QP is in ERR now,
+ * as a broken SQ puts it.
  */
-int srd_rq_claim(struct srd_qp *qp)
+int srd_rq_peek(struct srd_qp *qp)
 {
 	struct srd_ring *ring = qp->rq.ring;
 	u32 prod;
@@ -330,10 +330,31 @@ int srd_rq_claim(struct srd_qp *qp)
 		return -EIO;
 	}
 	memcpy(qp->rq.wqe, srd_ring_slot(ring, qp->rq.cons), ring->stride);
+	return 0;
+}
+
+/* Take the receive srd_rq_peek() copied: its slot is handed back. */
+void srd_rq_consume(struct srd_qp *qp)
+{
+	lockdep_assert_held(&qp->rq_lock);
+
 	qp->rq.cons++;
 	/* The slot was copied before it is handed back. */
-	smp_store_release(&ring->ctl->cons, qp->rq.cons);
-	return 0;
+	smp_store_release(&qp->rq.ring->ctl->cons, qp->rq.cons);
+}
+
+/*
+ * Take the next posted receive of @qp: a copy of its slot in qp->rq.wqe,
+ * the slot handed back.  Under rq_lock, on UD and SRD alike; returns as
+ * srd_rq_peek().
+ */
+int srd_rq_claim(struct srd_qp *qp)
+{
+	int err = srd_rq_peek(qp);
+
+	if (!err)
+		srd_rq_consume(qp);
+	return err;
 }
 
 /* Under rq_lock. */

@@ -84,6 +84,22 @@ out:
 	return status;
 }
 
+/*
+ * Whether the datagram is longer than the receive copied in qp->rq.wqe
+ * can hold.  A WQE with more SGEs than the QP allows is not judged here:
+ * srd_scatter() fails it.
+ */
+static bool srd_ud_too_long(const struct srd_qp *qp,
+			    const struct srd_recv_ctx *ctx)
+{
+	const struct srd_recv_wqe *wqe = qp->rq.wqe;
+
+	if (wqe->num_sge > qp->rq.max_sge)
+		return false;
+	return srd_sge_len((const void *)(wqe + 1), wqe->num_sge) <
+	       SRD_GRH_BYTES + ctx->payload_len;
+}
+
 /* Deliver a UD datagram to @qp.  Any context; takes rq_lock. */
 static void srd_ud_deliver(struct srd_qp *qp, const struct srd_recv_ctx *ctx)
 {
@@ -102,11 +118,21 @@ static void srd_ud_deliver(struct srd_qp *qp, const struct srd_recv_ctx *ctx)
 		srd_count_one(sdev, SRD_CNT_RX_DROP_QP_STATE);
 		goto out;
 	}
-	if (srd_rq_claim(qp)) {
+	if (srd_rq_peek(qp)) {
 		/* None posted (or a broken ring): UD drops the datagram. */
 		srd_count_one(sdev, SRD_CNT_RX_DROP_NO_RECV);
 		goto out;
 	}
+	/*
+	 * Too big for the receive: the sender's fault, and anyone who knows
+	 * the QPN and Q_Key can send one, so the datagram is dropped and the
+	 * receive stays posted (IBA's class D, as rxe does).
+	 */
+	if (srd_ud_too_long(qp, ctx)) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_TOO_LONG);
+		goto out;
+	}
+	srd_rq_consume(qp);
 	wr_id = ((struct srd_recv_wqe *)qp->rq.wqe)->wr_id;
 	status = srd_scatter(qp, ctx, &verr);
 	if (status != IB_WC_SUCCESS) {

@@ -542,6 +542,8 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn);
 void srd_qp_put(struct srd_qp *qp);
 void srd_qps_mtu_changed(struct srd_dev *sdev);
+int srd_rq_peek(struct srd_qp *qp);
+void srd_rq_consume(struct srd_qp *qp);
 int srd_rq_claim(struct srd_qp *qp);
 void srd_qp_set_error(struct srd_qp *qp);
 void srd_qp_flush_rq(struct srd_qp *qp);

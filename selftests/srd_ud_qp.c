@@ -556,6 +556,51 @@ static void test_qkey(void)
 	expect_recv("message into the second receive", 62, 4096, 64, 63, false, 0, -1);
 }
 
+/*
+ * A datagram too big for the posted receive is dropped and counted; the
+ * receive stays posted and the QP stays in RTS (rxe's class D), so no
+ * sender can break a UD QP with one datagram.
+ */
+static void test_too_long(void)
+{
+	long long drops = srd_counter(B.name, "rx_drop_too_long");
+	struct ibv_qp_attr attr = { 0 };
+	struct ibv_qp_init_attr init;
+	struct ibv_wc wc;
+
+	recv_at(B.qp, 71, 0, 64);
+	recv_at(B.qp, 72, 4096, 64);
+	srd_fill(A.buf, 200, 71);
+	srd_post_send(A.qp, 71, srd_dest(ah_ab, B.qp), A.buf, 200, A.mr->lkey,
+		      IBV_SEND_SIGNALED);
+	srd_expect_send_ok(A.scq, 71, "send of 200 bytes to a 64-byte receive");
+	srd_fill(A.buf + 4096, 64, 72);
+	srd_post_send(A.qp, 72, srd_dest(ah_ab, B.qp), A.buf + 4096, 64,
+		      A.mr->lkey, IBV_SEND_SIGNALED);
+	srd_expect_send_ok(A.scq, 72, "send of 64 bytes after the oversized one");
+	if (srd_expect_wc(B.rcq, &wc, "receive after an oversized datagram"))
+		ksft_check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 71 &&
+			   wc.byte_len == SRD_GRH + 64 &&
+			   srd_check_fill(B.buf + SRD_GRH, 64, 72) < 0,
+			   "oversized datagram dropped: the first receive holds the "
+			   "next one (status %s vendor_err %u wr_id %llu byte_len %u)",
+			   ibv_wc_status_str(wc.status), wc.vendor_err,
+			   (unsigned long long)wc.wr_id, wc.byte_len);
+	ksft_check_eq("hw_counters/rx_drop_too_long incremented", drops + 1,
+		      srd_counter(B.name, "rx_drop_too_long"));
+	ksft_check(!ibv_query_qp(B.qp, &attr, IBV_QP_STATE, &init) &&
+		   attr.qp_state == IBV_QPS_RTS,
+		   "the receiving QP is still in RTS after an oversized datagram "
+		   "(state %d)", attr.qp_state);
+	/* Leave B's RQ as it was: use up the second receive. */
+	srd_fill(A.buf, 64, 73);
+	srd_post_send(A.qp, 73, srd_dest(ah_ab, B.qp), A.buf, 64, A.mr->lkey,
+		      IBV_SEND_SIGNALED);
+	srd_expect_send_ok(A.scq, 73, "send to use up the second receive");
+	expect_recv("message into the second receive", 72, 4096, 64, 73, false,
+		    0, -1);
+}
+
 /* Send one message of len to qpn on B, then one to B.qp that must arrive. */
 static void send_then_sync(uint32_t qpn, uint32_t len, uint64_t seq)
 {
@@ -837,6 +882,7 @@ int main(int argc, char **argv)
 	test_mtu();
 	test_mtu_follows_netdev();
 	test_qkey();
+	test_too_long();
 	test_counters();
 	test_flush();
 	test_qp_ex();
