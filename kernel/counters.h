@@ -29,6 +29,11 @@ SRD_COUNTER(RX_DROP_QKEY)
 SRD_COUNTER(RX_DROP_NO_RECV)
 /* UD datagrams larger than the receive posted for them. */
 SRD_COUNTER(RX_DROP_TOO_LONG)
+/*
+ * Datagrams from outside the fabric: in on another interface than the
+ * device's netdev, or IPv6 with an IPv4-mapped source.
+ */
+SRD_COUNTER(RX_DROP_INGRESS)
 SRD_COUNTER(CQ_OVERFLOWS)
 SRD_COUNTER(WQE_ERRORS)
 SRD_COUNTER(SRD_RX_DROP_NO_PEER)

@@ -5,6 +5,7 @@
  * namespace, as any UDP tunnel does, not pushed out of the bound netdev.
  */
 
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -55,6 +56,27 @@ static bool srd_gid_is_v4(const union ib_gid *gid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
 }
 
+/*
+ * Whether @skb came in where the fabric reaches @sdev: its netdev, a
+ * VLAN on it, the master it is enslaved to (a bond, bridge or VRF), or
+ * loopback (from another device of the namespace).  Linux's weak host
+ * model hands us a datagram for the device's address whatever interface
+ * it arrived on; like rxe, softsrd takes only its own netdev's, so a
+ * host's other interfaces (and the internet behind them) cannot reach
+ * the fabric's devices.  Under rcu_read_lock, as every encap_rcv runs.
+ */
+static bool srd_ingress_ok(const struct srd_dev *sdev,
+			   const struct sk_buff *skb)
+{
+	struct net_device *in = skb->dev, *ndev = sdev->ndev;
+
+	if (in == ndev || (in->flags & IFF_LOOPBACK))
+		return true;
+	if (is_vlan_dev(in) && vlan_dev_real_dev(in) == ndev)
+		return true;
+	return netdev_master_upper_dev_get_rcu(ndev) == in;
+}
+
 static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	union ib_gid sgid, dgid;
@@ -79,6 +101,17 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	sdev = srd_dev_get_by_gid(sock_net(sk), &dgid);
 	if (!sdev)
 		goto drop;
+	/*
+	 * An IPv6 source that is IPv4-mapped names an IPv4 sender that did
+	 * not send it (and passes no IPv4 rp_filter): dropped, as TCP does.
+	 */
+	if (!srd_ingress_ok(sdev, skb) ||
+	    (skb->protocol != htons(ETH_P_IP) &&
+	     ipv6_addr_v4mapped((const struct in6_addr *)sgid.raw))) {
+		srd_count_one(sdev, SRD_CNT_RX_DROP_INGRESS);
+		ib_device_put(&sdev->ibdev);
+		goto drop;
+	}
 	/*
 	 * Every softsrd datagram is checksummed (docs/protocol.md); IPv4's
 	 * UDP layer lets a zero checksum through as "none", IPv6's does not.

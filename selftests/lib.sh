@@ -344,23 +344,31 @@ two_hosts_renew_devices() {
 }
 
 # third_host TAG: after two_hosts, a third namespace ${TAG}_m with no srd
-# device, on a link of its own to b (an attacker's host, or many of them):
+# device (an attacker's host, or many of them), on the fabric: a link of
+# its own to a, which routes between m and b, so that m's packets reach b
+# on b's srd netdev (a device takes packets only from its own netdev):
 #   ${TAG}_m: veth ${TAG}m 10.202.0.1/24 fd00:202::1/64, routes to a and b's
-#   10.201.0.0/24 and fd00:201::/64 through b; b routes fd00:203::/64 (for
-#   more addresses of m's own) back to m.
+#   10.201.0.0/24 and fd00:201::/64 through a; b routes 10.202.0.0/24,
+#   fd00:202::/64 and fd00:203::/64 (for more addresses of m's own)
+#   through a, and a routes fd00:203::/64 to m.
 third_host() {
 	NS_M=${1}_m IF_M=${1}m IP4_M=10.202.0.1 IP6_M=fd00:202::1
 	new_netns "$NS_M"
-	pp ip -n "$NS_M" link add "$IF_M" type veth peer name "${IF_M}b" netns "$NS_B"
+	pp ip -n "$NS_M" link add "$IF_M" type veth peer name "${IF_M}a" netns "$NS_A"
 	pp ip -n "$NS_M" addr add $IP4_M/24 dev "$IF_M"
 	pp ip -n "$NS_M" addr add $IP6_M/64 dev "$IF_M" nodad
-	pp ip -n "$NS_B" addr add 10.202.0.2/24 dev "${IF_M}b"
-	pp ip -n "$NS_B" addr add fd00:202::2/64 dev "${IF_M}b" nodad
+	pp ip -n "$NS_A" addr add 10.202.0.2/24 dev "${IF_M}a"
+	pp ip -n "$NS_A" addr add fd00:202::2/64 dev "${IF_M}a" nodad
 	pp ip -n "$NS_M" link set "$IF_M" up
-	pp ip -n "$NS_B" link set "${IF_M}b" up
+	pp ip -n "$NS_A" link set "${IF_M}a" up
+	pp ip netns exec "$NS_A" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1
 	pp ip -n "$NS_M" route add 10.201.0.0/24 via 10.202.0.2
 	pp ip -n "$NS_M" -6 route add fd00:201::/64 via fd00:202::2
-	pp ip -n "$NS_B" -6 route add fd00:203::/64 via $IP6_M
+	pp ip -n "$NS_A" -6 route add fd00:203::/64 via $IP6_M
+	pp ip -n "$NS_B" route add 10.202.0.0/24 via "$IP4_A"
+	pp ip -n "$NS_B" -6 route add fd00:202::/64 via "$IP6_A"
+	pp ip -n "$NS_B" -6 route add fd00:203::/64 via "$IP6_A"
 }
 
 # m_addresses N: fd00:203::1 .. fd00:203::N (hex) on m's veth.
