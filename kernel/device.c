@@ -99,7 +99,7 @@ u32 srd_port_mtu_bytes(struct srd_dev *sdev)
 
 u32 srd_max_srd_msg_bytes(struct srd_dev *sdev)
 {
-	return sdev->limits.max_srd_msg_bytes ?: srd_port_mtu_bytes(sdev);
+	return sdev->limits.max_srd_msg_bytes;
 }
 
 static int srd_query_port(struct ib_device *ibdev, u32 port,

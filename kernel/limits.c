@@ -39,7 +39,7 @@ static const struct srd_limits srd_limits_profiles[] = {
 		.max_recv_sge = 3,
 		.max_rdma_sge = 1,
 		.max_inline_bytes = 32,
-		.max_srd_msg_bytes = 0,		/* the port MTU */
+		.max_srd_msg_bytes = SRD_EFA_MAX_MSG_BYTES,
 		/* libfabric keeps QP numbers in 16 bits. */
 		.max_qpn = 0xffff,
 		/* rdma-core 44's libefa has no RDMA write. */

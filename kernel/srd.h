@@ -79,6 +79,12 @@
 #define SRD_MAX_RDMA_SGE	16
 #define SRD_MAX_INLINE_BYTES	256
 #define SRD_DEV_MAX_MSG_BYTES	(1U << 20)
+/*
+ * The SRD message EFA reports as its port's max_msg_sz (its MTU, 8928 on
+ * current hardware), whatever the host's MTU: the efa profiles report it
+ * too and segment below it (docs/protocol.md, "Limits profiles").
+ */
+#define SRD_EFA_MAX_MSG_BYTES	8928
 #define SRD_MAX_MR_BYTES	(1ULL << 40)
 
 /*
@@ -126,7 +132,7 @@ struct srd_limits {
 	u32 max_recv_sge;
 	u32 max_rdma_sge;
 	u32 max_inline_bytes;
-	u32 max_srd_msg_bytes;		/* SRD QPs; 0: the port MTU */
+	u32 max_srd_msg_bytes;		/* SRD QPs, whatever the MTU */
 	u32 max_qpn;			/* QP numbers are 2..max_qpn */
 	u32 device_caps;		/* enum srd_device_caps */
 	/* EFA's completion conventions (srd_profile_cqe()) */
