@@ -40,9 +40,10 @@
  *  - a NULL object (context, PD, AH, CQ, QP, MR) or attribute struct, on
  *    which libefa crashes, fails with EINVAL.
  *
- * Beyond EFA: with the softsrd limits profile, efadv_query_device reports
- * softsrd's larger limits and the RDMA write capability, and
- * efadv_create_qp_ex accepts RDMA write send ops when it is set.
+ * The device's limits profile decides what efadv_query_device reports:
+ * an efa-genN profile that EFA generation's limits and caps (RDMA write
+ * from efa-gen2 on), softsrd's its larger limits and RDMA write; and
+ * efadv_create_qp_ex accepts RDMA write send ops when the cap is set.
  */
 #include <errno.h>
 #include <limits.h>

@@ -2,11 +2,14 @@
 /*
  * softsrd: limits profiles.  A device takes the profile of the module
  * parameter "limits" when it is created: "softsrd" (its own, larger
- * limits) or "efa", which reproduces EFA's limits and conventions as
- * rdma-core 44 presents an EFA device, so that code that would break on
- * EFA breaks here too, and software written for EFA finds what it
- * expects: 16-bit QP numbers, no RDMA write, EFA's vendor_err numbers and
- * completion opcodes (srd_profile_cqe()).
+ * limits) or one per EFA generation, which reproduces that generation's
+ * limits and conventions as libefa presents an EFA device, so that code
+ * that would break on EFA breaks here too, and software written for EFA
+ * finds what it expects: EFA's max_msg_sz whatever the MTU, 16-bit QP
+ * numbers, EFA's vendor_err numbers and completion opcodes
+ * (srd_profile_cqe()).  "efa-gen1" has RDMA read only, "efa-gen2" RDMA
+ * write (with immediate) too; "efa" names efa-gen1, the EFA that Debian
+ * 12's rdma-core 44 knows.
  */
 
 #include <linux/moduleparam.h>
@@ -16,7 +19,8 @@
 
 static const char * const srd_limits_names[] = {
 	[SRD_LIMITS_SOFTSRD] = "softsrd",
-	[SRD_LIMITS_EFA] = "efa",
+	[SRD_LIMITS_EFA_GEN1] = "efa-gen1",
+	[SRD_LIMITS_EFA_GEN2] = "efa-gen2",
 };
 
 static const struct srd_limits srd_limits_profiles[] = {
@@ -33,8 +37,8 @@ static const struct srd_limits srd_limits_profiles[] = {
 			       SRD_DEVICE_CAP_CQ_WITH_SGID |
 			       SRD_DEVICE_CAP_RDMA_WRITE,
 	},
-	[SRD_LIMITS_EFA] = {
-		.profile = SRD_LIMITS_EFA,
+	[SRD_LIMITS_EFA_GEN1] = {
+		.profile = SRD_LIMITS_EFA_GEN1,
 		.max_send_sge = 2,
 		.max_recv_sge = 3,
 		.max_rdma_sge = 1,
@@ -42,10 +46,25 @@ static const struct srd_limits srd_limits_profiles[] = {
 		.max_srd_msg_bytes = SRD_EFA_MAX_MSG_BYTES,
 		/* libfabric keeps QP numbers in 16 bits. */
 		.max_qpn = 0xffff,
-		/* rdma-core 44's libefa has no RDMA write. */
+		/* No RDMA write: rdma-core 44's libefa has none either. */
 		.device_caps = SRD_DEVICE_CAP_RDMA_READ |
 			       SRD_DEVICE_CAP_RNR_RETRY |
 			       SRD_DEVICE_CAP_CQ_WITH_SGID,
+		.efa_completions = true,
+	},
+	/* efa-gen1's, with RDMA write (and write with immediate). */
+	[SRD_LIMITS_EFA_GEN2] = {
+		.profile = SRD_LIMITS_EFA_GEN2,
+		.max_send_sge = 2,
+		.max_recv_sge = 3,
+		.max_rdma_sge = 1,
+		.max_inline_bytes = 32,
+		.max_srd_msg_bytes = SRD_EFA_MAX_MSG_BYTES,
+		.max_qpn = 0xffff,
+		.device_caps = SRD_DEVICE_CAP_RDMA_READ |
+			       SRD_DEVICE_CAP_RNR_RETRY |
+			       SRD_DEVICE_CAP_CQ_WITH_SGID |
+			       SRD_DEVICE_CAP_RDMA_WRITE,
 		.efa_completions = true,
 	},
 };
@@ -56,6 +75,9 @@ static int srd_limits_param_set(const char *val, const struct kernel_param *kp)
 {
 	int profile = sysfs_match_string(srd_limits_names, val);
 
+	/* "efa", the one EFA profile before there were generations. */
+	if (profile < 0 && sysfs_streq(val, "efa"))
+		profile = SRD_LIMITS_EFA_GEN1;
 	if (profile < 0)
 		return -EINVAL;
 	WRITE_ONCE(srd_limits_param, profile);
@@ -74,7 +96,7 @@ static const struct kernel_param_ops srd_limits_param_ops = {
 };
 
 module_param_cb(limits, &srd_limits_param_ops, NULL, 0644);
-MODULE_PARM_DESC(limits, "Limits profile of devices created from now on: softsrd (default) or efa");
+MODULE_PARM_DESC(limits, "Limits profile of devices created from now on: softsrd (default), efa-gen1 (or efa) or efa-gen2");
 
 /* The limits a new device takes. */
 void srd_limits_init(struct srd_limits *limits)
@@ -121,9 +143,10 @@ static const struct {
 /*
  * Rewrite @cqe, about to be posted, in the conventions of @limits' profile.
  * softsrd's own profile reports what happened as softsrd names it; the efa
- * profile as libefa 44 would: a send-queue completion's opcode is SEND
- * whatever the work request was, a receive's RECV, and vendor_err and
- * status come from EFA's table.
+ * profiles as libefa does: a send-queue completion's opcode is RDMA_WRITE
+ * for an RDMA write and SEND for anything else (an RDMA read too), a
+ * receive's RECV_RDMA_WITH_IMM for a write with immediate and RECV for
+ * anything else, and vendor_err and status come from EFA's table.
  */
 void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
 {
@@ -131,7 +154,10 @@ void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
 
 	if (!limits->efa_completions)
 		return;
-	cqe->opcode = cqe->opcode & SRD_CQE_RECV ? SRD_CQE_RECV : SRD_CQE_SEND;
+	if (cqe->opcode != SRD_CQE_RDMA_WRITE &&
+	    cqe->opcode != SRD_CQE_RECV_RDMA_WITH_IMM)
+		cqe->opcode = cqe->opcode & SRD_CQE_RECV ? SRD_CQE_RECV :
+							   SRD_CQE_SEND;
 	if (verr < ARRAY_SIZE(srd_efa_verr) &&
 	    (verr || cqe->status == IB_WC_SUCCESS)) {
 		cqe->vendor_err = srd_efa_verr[verr].efa;

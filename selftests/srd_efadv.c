@@ -10,12 +10,12 @@
  * efadv_query_device's inlen from 23, efadv_create_cq's from 9, and CQ
  * creation flags (srd_efadv64 tests what rdma-core 64 added).
  *
- *   srd_efadv DEV_A IP_A DEV_B IP_B softsrd|efa
+ *   srd_efadv DEV_A IP_A DEV_B IP_B softsrd|efa-gen1|efa-gen2
  *   srd_efadv --foreign DEV IP DST_IP real|absent
  *
  * The last argument is the devices' limits profile: what efadv must
  * report, which RDMA the QPs may ask for, and the completion conventions
- * (EFA's vendor_err numbers and opcodes in the efa profile).
+ * (EFA's vendor_err numbers and opcodes in the efa-genN profiles).
  *
  * --foreign: DEV is no srd device (rxe): every entry point must give what
  * libefa gives for a device that is not EFA, whether the system's libefa
@@ -32,7 +32,7 @@
 /* The limits each profile must report (README, docs/protocol.md). */
 struct profile {
 	const char *name;
-	bool efa;
+	bool efa;			/* EFA's conventions */
 	uint16_t max_sq_sge, max_rq_sge, inline_buf_size;
 	uint32_t caps;			/* device_caps in a full struct */
 };
@@ -41,9 +41,12 @@ static const struct profile profiles[] = {
 	{ "softsrd", false, 16, 16, 256,
 	  EFADV_DEVICE_ATTR_CAPS_RDMA_READ | EFADV_DEVICE_ATTR_CAPS_RNR_RETRY |
 	  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID | RDMA_WRITE_CAP },
-	{ "efa", true, 2, 3, 32,
+	{ "efa-gen1", true, 2, 3, 32,
 	  EFADV_DEVICE_ATTR_CAPS_RDMA_READ | EFADV_DEVICE_ATTR_CAPS_RNR_RETRY |
 	  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID },
+	{ "efa-gen2", true, 2, 3, 32,
+	  EFADV_DEVICE_ATTR_CAPS_RDMA_READ | EFADV_DEVICE_ATTR_CAPS_RNR_RETRY |
+	  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID | RDMA_WRITE_CAP },
 };
 
 static const struct profile *prof;
@@ -334,9 +337,10 @@ static void test_create_qp(struct qp_env *e)
 	a = qp_attr(e);
 	a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
 	expect_qp(efadv_create_qp_ex(e->ctx, &a, q, sizeof(*q)),
-		  prof->efa ? EOPNOTSUPP : 0,
-		  prof->efa ? "efadv_create_qp_ex RDMA write (efa: none)" :
-			      "efadv_create_qp_ex RDMA write (softsrd has it)");
+		  prof->caps & RDMA_WRITE_CAP ? 0 : EOPNOTSUPP,
+		  prof->caps & RDMA_WRITE_CAP ?
+		  "efadv_create_qp_ex RDMA write (the profile has it)" :
+		  "efadv_create_qp_ex RDMA write (efa-gen1: none)");
 	a = qp_attr(e);
 	a.send_cq = NULL;
 	expect_qp(efadv_create_qp_ex(e->ctx, &a, q, sizeof(*q)), EINVAL,
@@ -760,7 +764,7 @@ int main(int argc, char **argv)
 		return test_foreign(argv[2], argv[3], argv[4],
 				    !strcmp(argv[5], "real"));
 	if (argc != 6) {
-		fprintf(stderr, "usage: %s DEV_A IP_A DEV_B IP_B softsrd|efa\n"
+		fprintf(stderr, "usage: %s DEV_A IP_A DEV_B IP_B softsrd|efa-gen1|efa-gen2\n"
 			"       %s --foreign DEV IP DST_IP real|absent\n",
 			argv[0], argv[0]);
 		return 2;

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # An EFA program (srd_efadv: the system's efadv.h, -lefa) runs on srd
-# devices under srd-efa-run, in both limits profiles: every efadv entry
-# point with its inlen edges and bad arguments, and SRD traffic between two
-# namespaces whose AH numbers, SGIDs, opcodes and vendor_err are EFA's.
+# devices under srd-efa-run, in the softsrd, efa-gen1 and efa-gen2 limits
+# profiles: every efadv entry point with its inlen edges and bad
+# arguments, and SRD traffic between two namespaces whose AH numbers,
+# SGIDs, opcodes and vendor_err are EFA's.
 # Without srd-efa-run the system's libefa refuses the same devices.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -35,7 +36,8 @@ efadv() {
 }
 
 efadv softsrd efs
-efadv efa efe
+efadv efa-gen1 efe
+efadv efa-gen2 eg2
 
 # Another RDMA device (rxe, in this namespace: rxe has no others): each
 # call goes to the system's libefa, which says it is no EFA device in its

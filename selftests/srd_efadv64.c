@@ -9,11 +9,13 @@
  * so it binds efadv_*@EFA_1.3..1.6: the system's rdma-core 44 libefa
  * cannot load it (srd_efadv64.sh checks that too).
  *
- *   srd_efadv64 DEV_A IP_A DEV_B IP_B softsrd|efa
+ *   srd_efadv64 DEV_A IP_A DEV_B IP_B softsrd|efa-gen1|efa-gen2
  *   srd_efadv64 --foreign DEV real|absent
  *
- * The last argument is the devices' limits profile: the efa one has no
- * RDMA write, so no EFADV_QP_FLAGS_INLINE_WRITE.
+ * The last argument is the devices' limits profile: efa-gen1 has no RDMA
+ * write, so no EFADV_QP_FLAGS_INLINE_WRITE; softsrd and efa-gen2 have it,
+ * and carry an inline RDMA write and a write with immediate, completed
+ * with the opcodes libefa gives them (RDMA_WRITE, RECV_RDMA_WITH_IMM).
  *
  * --foreign: DEV is no srd device (rxe): each new entry point answers as
  * libefa does for a device that is not EFA, from the system's libefa when
@@ -28,7 +30,7 @@
 #include "efadv_abi.h"
 #include "srd_test.h"
 
-static bool efa_profile;
+static bool rdma_write;		/* the profile has RDMA write */
 
 /* Whether bytes [from, to) of p all equal v. */
 static bool all_bytes(const void *p, size_t from, size_t to, uint8_t v)
@@ -77,9 +79,9 @@ static void test_query_device(struct env *e)
 		      EFADV_DEVICE_ATTR_CAPS_CQ_WITH_EXT_MEM_DMABUF)),
 		   "device_caps %#x has neither UNSOLICITED_WRITE_RECV nor "
 		   "CQ_WITH_EXT_MEM_DMABUF", e->da.device_caps);
-	ksft_check(!(e->da.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE) ==
-		   efa_profile, "device_caps %#x: RDMA write in the softsrd profile "
-		   "only", e->da.device_caps);
+	ksft_check(!!(e->da.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE) ==
+		   rdma_write, "device_caps %#x: RDMA write in softsrd and "
+		   "efa-gen2 only", e->da.device_caps);
 }
 
 /* --- EFA_1.3: efadv_query_mr -------------------------------------------- */
@@ -361,9 +363,9 @@ static void test_create_qp(struct env *e)
 	q->wr_flags = 0;
 
 	q->flags = EFADV_QP_FLAGS_INLINE_WRITE;
-	expect_qp(create(e, a, q, sizeof(*q)), efa_profile ? EOPNOTSUPP : 0,
-		  efa_profile ? "efadv_create_qp_ex INLINE_WRITE (efa: no RDMA write)" :
-				"efadv_create_qp_ex INLINE_WRITE (softsrd has RDMA write)");
+	expect_qp(create(e, a, q, sizeof(*q)), rdma_write ? 0 : EOPNOTSUPP,
+		  rdma_write ? "efadv_create_qp_ex INLINE_WRITE (the profile has RDMA write)" :
+			       "efadv_create_qp_ex INLINE_WRITE (efa-gen1: no RDMA write)");
 	q->flags = EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
 	expect_qp(create(e, a, q, sizeof(*q)), EOPNOTSUPP,
 		  "efadv_create_qp_ex UNSOLICITED_WRITE_RECV (no such capability)");
@@ -548,7 +550,8 @@ static void side_open(struct side *s, const char *dev, const char *ip,
 		.pd = s->pd,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 				  IBV_QP_EX_WITH_RDMA_READ |
-				  (rdma_write ? IBV_QP_EX_WITH_RDMA_WRITE : 0),
+				  (rdma_write ? IBV_QP_EX_WITH_RDMA_WRITE |
+				   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM : 0),
 	};
 	s->qp = efadv_create_qp_ex(s->ctx, &a, &q, sizeof(q));
 	if (!s->qp)
@@ -585,6 +588,8 @@ struct wc {
 	int opcode;
 	uint64_t wr_id;
 	uint32_t byte_len;
+	unsigned int wc_flags;
+	uint32_t imm_data;		/* host order */
 	int sgid_rc;
 	union ibv_gid sgid;
 };
@@ -608,6 +613,9 @@ static bool poll_one(struct side *s, struct wc *w)
 	w->wr_id = s->cq->wr_id;
 	w->opcode = ibv_wc_read_opcode(s->cq);
 	w->byte_len = ibv_wc_read_byte_len(s->cq);
+	w->wc_flags = ibv_wc_read_wc_flags(s->cq);
+	w->imm_data = w->wc_flags & IBV_WC_WITH_IMM ?
+		      be32toh(ibv_wc_read_imm_data(s->cq)) : 0;
 	memset(&w->sgid, 0, sizeof(w->sgid));
 	w->sgid_rc = efadv_wc_read_sgid(s->dv_cq, &w->sgid);
 	ibv_end_poll(s->cq);
@@ -624,8 +632,8 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 	struct wc w;
 	int rc;
 
-	side_open(&a, dev_a, ip_a, !efa_profile);
-	side_open(&b, dev_b, ip_b, !efa_profile);
+	side_open(&a, dev_a, ip_a, rdma_write);
+	side_open(&b, dev_b, ip_b, rdma_write);
 	aa.grh.dgid = b.gid;
 	aa.grh.sgid_index = a.gidx;
 	ab = ibv_create_ah(a.pd, &aa);
@@ -663,7 +671,7 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 			   "efadv_wc_read_sgid (saw %s, %u bytes, sgid rc %d)",
 			   ibv_wc_status_str(w.status), w.byte_len, w.sgid_rc);
 
-	if (!efa_profile) {
+	if (rdma_write) {
 		/* INLINE_WRITE: an RDMA write of inline data, hinted. */
 		uint8_t data[32];
 
@@ -686,6 +694,45 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 				   "the inline RDMA write: SUCCESS RDMA_WRITE, 32 bytes "
 				   "at B and none beyond (saw %s, %d)",
 				   ibv_wc_status_str(w.status), w.opcode);
+
+		/*
+		 * A write with immediate: the data lands at the rkey's
+		 * address, and it consumes one of B's receives (no
+		 * unsolicited write recv), whose buffer stays untouched;
+		 * the receive completes RECV_RDMA_WITH_IMM with the
+		 * write's length and the immediate, the write RDMA_WRITE.
+		 */
+		if (srd_post_recv(b.qp, 2, b.buf + 32768, 4096, b.mr->lkey))
+			srd_die("ibv_post_recv", errno);
+		srd_fill(a.buf + 16384, 3000, 4);
+		ibv_wr_start(a.qpx);
+		a.qpx->wr_id = 13;
+		a.qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write_imm(a.qpx, b.mr->rkey, (uintptr_t)(b.buf + 16384),
+				      htobe32(0x5eed));
+		ibv_wr_set_ud_addr(a.qpx, ab, b.qp->qp_num, SRD_QKEY);
+		ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)(a.buf + 16384), 3000);
+		rc = ibv_wr_complete(a.qpx);
+		ksft_check_eq("ibv_wr_complete of an RDMA write with immediate", 0, rc);
+		if (poll_one(&a, &w))
+			ksft_check(w.status == IBV_WC_SUCCESS &&
+				   w.opcode == IBV_WC_RDMA_WRITE && w.wr_id == 13,
+				   "the write with immediate: SUCCESS RDMA_WRITE "
+				   "(saw %s, %d)", ibv_wc_status_str(w.status), w.opcode);
+		if (poll_one(&b, &w))
+			ksft_check(w.status == IBV_WC_SUCCESS &&
+				   w.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+				   w.wr_id == 2 && w.byte_len == 3000 &&
+				   (w.wc_flags & IBV_WC_WITH_IMM) &&
+				   w.imm_data == 0x5eed &&
+				   srd_check_fill(b.buf + 16384, 3000, 4) < 0 &&
+				   all_bytes(b.buf, 32768, 32768 + 4096, 0),
+				   "its receive 2: SUCCESS RECV_RDMA_WITH_IMM, 3000 bytes, "
+				   "imm 0x5eed, data at the rkey's address, the receive "
+				   "buffer untouched (saw %s, %d, wr_id %llu, %u bytes, "
+				   "flags %#x, imm %#x)", ibv_wc_status_str(w.status),
+				   w.opcode, (unsigned long long)w.wr_id, w.byte_len,
+				   w.wc_flags, w.imm_data);
 	}
 
 	ibv_destroy_ah(ab);
@@ -772,12 +819,13 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--foreign"))
 		return test_foreign(argv[2], !strcmp(argv[3], "real"));
-	if (argc != 6 || (strcmp(argv[5], "softsrd") && strcmp(argv[5], "efa"))) {
-		fprintf(stderr, "usage: %s DEV_A IP_A DEV_B IP_B softsrd|efa\n"
+	if (argc != 6 || (strcmp(argv[5], "softsrd") && strcmp(argv[5], "efa-gen1") &&
+			  strcmp(argv[5], "efa-gen2"))) {
+		fprintf(stderr, "usage: %s DEV_A IP_A DEV_B IP_B softsrd|efa-gen1|efa-gen2\n"
 			"       %s --foreign DEV real|absent\n", argv[0], argv[0]);
 		return 2;
 	}
-	efa_profile = !strcmp(argv[5], "efa");
+	rdma_write = strcmp(argv[5], "efa-gen1");
 	if (dladdr((void *)efadv_qp_from_ibv_qp_ex, &info) && info.dli_fname)
 		printf("# efadv_qp_from_ibv_qp_ex is from %s\n", info.dli_fname);
 

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # An EFA program built on rdma-core 64's efadv.h, as libfabric 2.x is
 # (srd_efadv64: efadv_*@EFA_1.3..1.6, the grown structs), runs on srd
-# devices under srd-efa-run, in both limits profiles: every entry point
-# rdma-core 64 added and every field it grew, with their inlen edges and
-# bad arguments, then SRD traffic with libfabric 2.x's QP and CQ
-# attributes (a service level, processing hints, inline RDMA write).
+# devices under srd-efa-run, in the softsrd, efa-gen1 and efa-gen2 limits
+# profiles: every entry point rdma-core 64 added and every field it grew,
+# with their inlen edges and bad arguments, then SRD traffic with
+# libfabric 2.x's QP and CQ attributes (a service level, processing
+# hints, inline RDMA write; a write with immediate where the profile has
+# RDMA write, completed as libefa completes it).
 # Without srd-efa-run, a system libefa older than rdma-core 64 cannot
 # even load it, which is what softsrd's libefa.so.1 exports EFA_1.6 for.
 . "$(dirname "$0")/lib.sh"
@@ -42,8 +44,17 @@ else
 fi
 
 efadv64 softsrd
-set_limits efa
+set_limits efa-gen1
 two_hosts_renew_devices
-efadv64 efa
+efadv64 efa-gen1
+# efa-gen2: RDMA write and write with immediate, in EFA's conventions.
+set_limits efa-gen2
+two_hosts_renew_devices
+w0=$(hw_counter "$DEV_B" srd_rdma_writes_in)
+efadv64 efa-gen2
+w1=$(hw_counter "$DEV_B" srd_rdma_writes_in)
+[ $((w1 - w0)) -ge 2 ] ||
+	fail "efa-gen2: expected 2 RDMA writes placed at $DEV_B, srd_rdma_writes_in $w0 -> $w1"
+echo "ok: efa-gen2: RDMA writes placed at $DEV_B: srd_rdma_writes_in $w0 -> $w1"
 srd_counters "$DEV_A" "$DEV_B"
 exit $KSFT_PASS

@@ -4,7 +4,10 @@
  * when it was created): what ibv_query_device and ibv_query_port report,
  * and what create_qp accepts, at the limit and one past it.
  *
- *   srd_limits DEV softsrd|efa
+ *   srd_limits DEV softsrd|efa-gen1|efa-gen2
+ *
+ * The EFA generations differ in their RDMA (srd_efadv, srd_efadv64), not
+ * in these limits.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +23,8 @@ struct profile {
 
 static const struct profile profiles[] = {
 	{ "softsrd", 16, 16, 16, 256, 1u << 20 },
-	{ "efa", 2, 3, 1, 32, 8928 },
+	{ "efa-gen1", 2, 3, 1, 32, 8928 },
+	{ "efa-gen2", 2, 3, 1, 32, 8928 },
 };
 
 static struct ibv_context *ctx;
@@ -77,7 +81,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEV softsrd|efa\n", argv[0]);
+		fprintf(stderr, "usage: %s DEV softsrd|efa-gen1|efa-gen2\n", argv[0]);
 		return KSFT_FAIL;
 	}
 	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)

@@ -30,7 +30,8 @@ struct srd_alloc_ucontext_cmd {
 /* Limits profiles (see docs/architecture.md). */
 enum srd_limits_profile {
 	SRD_LIMITS_SOFTSRD = 0,	/* softsrd's own, larger limits */
-	SRD_LIMITS_EFA = 1,	/* reproduce EFA's limits */
+	SRD_LIMITS_EFA_GEN1 = 1, /* EFA's, RDMA read ("efa-gen1", "efa") */
+	SRD_LIMITS_EFA_GEN2 = 2, /* EFA's, RDMA read and write ("efa-gen2") */
 };
 
 /* srd_alloc_ucontext_resp.comp_mask */
@@ -267,9 +268,11 @@ enum srd_efa_vendor_err {
 };
 
 /*
- * A CQ slot: 64 bytes.  In the efa limits profile, every send-queue
- * completion has opcode SRD_CQE_SEND (an RDMA read's too, as on EFA),
- * every receive SRD_CQE_RECV, and vendor_err is an enum srd_efa_vendor_err.
+ * A CQ slot: 64 bytes.  In the efa limits profiles, a send-queue
+ * completion has opcode SRD_CQE_RDMA_WRITE for an RDMA write and
+ * SRD_CQE_SEND for any other (an RDMA read's too, as on EFA), a receive
+ * SRD_CQE_RECV_RDMA_WITH_IMM for a write with immediate and SRD_CQE_RECV
+ * for any other, and vendor_err is an enum srd_efa_vendor_err.
  */
 struct srd_cqe {
 	__aligned_u64 wr_id;
