@@ -99,7 +99,8 @@ static struct srd_outbound *srd_outbound_alloc(struct srd_qp *qp,
 		return msg;
 	}
 	kfree(msg);
-	msg = kzalloc(bytes, GFP_KERNEL);
+	/* The poster's: charged to its memory cgroup. */
+	msg = kzalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (msg)
 		msg->bytes = bytes;
 	return msg;

@@ -137,10 +137,24 @@ static u32 srd_os_random_u32(void *os)
 	return get_random_u32();
 }
 
-/* The engine allocates under a peer's lock, in BH context. */
+/*
+ * Memory the engine takes for a process's post (its messages, their
+ * bitmaps, a new peer) is charged to that process's memory cgroup, as
+ * the message's own srd_outbound is: so one user's posts count against
+ * its container's limit.  Posts reach the engine in process context with
+ * bottom halves off; what the receive path and the timers take (in
+ * softirq) is for no one process, and is bounded per peer instead
+ * (docs/protocol.md, "Memory bounds").
+ */
+static gfp_t srd_engine_gfp(void)
+{
+	return GFP_ATOMIC | __GFP_NOWARN | (in_task() ? __GFP_ACCOUNT : 0);
+}
+
+/* The engine allocates under a peer's lock, with BHs off. */
 static void *srd_os_alloc(void *os, size_t bytes)
 {
-	return kzalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
+	return kzalloc(bytes, srd_engine_gfp());
 }
 
 static void srd_os_free(void *os, void *ptr, size_t bytes)
@@ -459,7 +473,7 @@ static struct srd_kpeer *srd_kpeer_create(struct srd_transport *tp, u32 hash,
 	lockdep_assert_held(&tp->peers_lock);
 	if (tp->npeers >= SRD_MAX_PEERS && !srd_kpeer_evict(tp))
 		return NULL;
-	kp = kzalloc(sizeof(*kp), GFP_ATOMIC | __GFP_NOWARN);
+	kp = kzalloc(sizeof(*kp), srd_engine_gfp());
 	if (!kp)
 		return NULL;
 	kp->tp = tp;

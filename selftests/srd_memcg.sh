@@ -6,6 +6,11 @@
 # their rings (8 x 65536 x 32 bytes).  Before the rings were allocated
 # with GFP_KERNEL_ACCOUNT it grew by a few pages only, so one user could
 # take gigabytes of kernel memory past any container's limit.
+# Then the same process posts 700 SRD sends to a QP with no receive
+# posted, so they are all held (srd_rnr_stuck -m), and the cgroup must
+# have grown by at least the engine's message (192 bytes) per send
+# (issue 46: before, the kernel's and the engine's per-message memory
+# was charged to no one, about 0.65 GiB a user could hold per device).
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -42,4 +47,25 @@ want=$((n * cqe * 32))
 [ "$charged" -ge "$want" ] ||
 	fail "$n CQs of $cqe entries: the cgroup was charged $charged bytes, expected at least $want (their rings)"
 echo "ok: $n CQs of $cqe entries charged $charged bytes to the creator's cgroup (rings: at least $want)"
+
+stuck=$(srd_bin srd_rnr_stuck)
+add_srd srd_smc1 smc1
+pp ip addr add 10.209.0.1/24 dev smc0
+pp ip addr add 10.209.0.2/24 dev smc1
+wait_for "srd_smc0 has the GID of 10.209.0.1" 10 has_gid srd_smc0 "$(gid_of_ipv4 10.209.0.1)"
+wait_for "srd_smc1 has the GID of 10.209.0.2" 10 has_gid srd_smc1 "$(gid_of_ipv4 10.209.0.2)"
+wait_for "srd_smc0 ACTIVE" 10 port_active srd_smc0
+wait_for "srd_smc1 ACTIVE" 10 port_active srd_smc1
+sends=700
+echo "+ (in $cg/srd_memcg) setpriv --reuid=65534 ... srd_rnr_stuck -m -n $sends srd_smc0 10.209.0.1 srd_smc1 10.209.0.2"
+out=$( (sleep 3; echo) | sh -c "echo \$\$ >$cg/srd_memcg/cgroup.procs && exec setpriv --reuid=65534 \
+	--regid=65534 --clear-groups $stuck -m -n $sends -t 60 srd_smc0 10.209.0.1 srd_smc1 10.209.0.2" 2>&1) ||
+	fail "srd_rnr_stuck failed: $out"
+echo "$out"
+charged=$(echo "$out" | awk '$1 == "charged" { print $2 }')
+[ -n "$charged" ] || fail "srd_rnr_stuck printed no figure"
+want=$((sends * 192))
+[ "$charged" -ge "$want" ] ||
+	fail "$sends held sends: the cgroup was charged $charged bytes, expected at least $want"
+echo "ok: $sends held sends charged $charged bytes to the poster's cgroup (at least $want)"
 exit $KSFT_PASS

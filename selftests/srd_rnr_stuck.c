@@ -9,8 +9,11 @@
  * traffic between the same devices meanwhile (issue 46: no QP can stall
  * another).
  *
- *   srd_rnr_stuck [-n COUNT] [-t STALL_S] DEV_A IP_A DEV_B IP_B
+ *   srd_rnr_stuck [-m] [-n COUNT] [-t STALL_S] DEV_A IP_A DEV_B IP_B
  *
+ * -m: also print "charged BYTES for COUNT sends", what the process's
+ * memory cgroup (cgroup v2 memory.current) grew by while it posted them,
+ * every ring and buffer being allocated before (srd_memcg.sh).
  * Prints "held S s, 0 completed" and "delivered D intact I dup U secs S",
  * and exits 0 when all went as said; 1 otherwise (no progress for STALL_S
  * seconds, default 120, after the receives are posted).
@@ -25,8 +28,28 @@
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-n COUNT] [-t STALL_S] DEV_A IP_A DEV_B IP_B\n", argv0);
+	fprintf(stderr, "usage: %s [-m] [-n COUNT] [-t STALL_S] DEV_A IP_A DEV_B IP_B\n", argv0);
 	exit(KSFT_FAIL);
+}
+
+/* The calling process's cgroup v2 memory.current, in bytes. */
+static long long memcg_current(void)
+{
+	char path[512] = "/sys/fs/cgroup", line[256];
+	long long v = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "0::", 3))
+		srd_die("/proc/self/cgroup: no cgroup v2 path", ENOENT);
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path + strlen(path), sizeof(path) - strlen(path),
+		 "%s/memory.current", line + 3);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lld", &v) != 1)
+		srd_die(path, errno ? errno : EIO);
+	fclose(f);
+	return v;
 }
 
 int main(int argc, char **argv)
@@ -39,14 +62,16 @@ int main(int argc, char **argv)
 	struct ibv_wc wc[32];
 	struct srd_ep A, B;
 	struct srd_dest d;
-	long long t0, last;
+	long long t0, last, mem0 = 0;
+	bool memcg = false;
 	uint8_t *seen;
 	char line[64];
 	int opt, n, k;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "mn:t:")) != -1) {
 		switch (opt) {
+		case 'm': memcg = true; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': stall_s = strtoul(optarg, NULL, 0); break;
 		default: usage(argv[0]);
@@ -75,17 +100,23 @@ int main(int argc, char **argv)
 		srd_die("SRD QP to RTS", EINVAL);
 	d = srd_dest(srd_ah(&A, &B), qb);
 
+	/* The payloads' pages are the MR's, pinned already. */
+	for (i = 0; i < count; i++)
+		srd_fill(A.buf + (size_t)i * STUCK_MSG_BYTES, STUCK_MSG_BYTES, i);
+	if (memcg)
+		mem0 = memcg_current();
 	for (i = 0; i < count; i++) {
 		uint8_t *p = A.buf + (size_t)i * STUCK_MSG_BYTES;
 		struct ibv_sge sg = { (uintptr_t)p, STUCK_MSG_BYTES, A.mr->lkey };
 		int rc;
 
-		srd_fill(p, STUCK_MSG_BYTES, i);
 		rc = srd_post_send_sge(qa, i, d, &sg, 1, IBV_WR_SEND_WITH_IMM, i,
 				       IBV_SEND_SIGNALED);
 		if (rc)
 			srd_die("ibv_post_send", rc);
 	}
+	if (memcg)
+		printf("charged %lld for %u sends\n", memcg_current() - mem0, count);
 	printf("posted %u\n", count);
 
 	/* Held: nothing may complete, rnr_retry 7 retries forever. */
