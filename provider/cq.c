@@ -7,6 +7,8 @@
  * SRD_CQ_FLAG_OVERFLOW in the ring's state and raises IBV_EVENT_CQ_ERR.
  * The CQEs already in the ring stay valid and polling keeps returning
  * them, so nothing here looks at the flag.
+ *
+ * A CQE of a QP the context no longer has is refused (qp_table.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,12 +64,33 @@ static int64_t srd_cq_ready(const struct srd_cq *cq, uint32_t cons)
 	return ready;
 }
 
+/*
+ * A CQE of a QP this context no longer has (destroyed, see qp_table.c) is
+ * refused as libefa refuses it (rdma-core providers/efa/verbs.c,
+ * efa_poll_sub_cq(), "Invalid QP"): it is consumed, and
+ *   - ibv_poll_cq() returns the completions read before it, or -EINVAL if
+ *     it came first;
+ *   - ibv_start_poll() returns EINVAL, with the CQ unlocked (no end_poll);
+ *   - ibv_next_poll() returns EINVAL, and end_poll is still due.
+ * Software that destroys a QP and then drains its CQs (libfabric's efa
+ * provider) relies on this.  Under cq->lock.
+ */
+static bool srd_cqe_qp_valid(struct srd_cq *cq, const struct srd_cqe *cqe)
+{
+	struct ibv_context *ibvctx = cq->vcq.cq.context;
+
+	if (srd_qp_table_has(to_srd_ctx(ibvctx), cqe->qp_num))
+		return true;
+	srd_err(verbs_get_ctx(ibvctx), "Invalid QP[%u]\n", cqe->qp_num);
+	return false;
+}
+
 int srd_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct srd_cq *cq = to_srd_cq(ibcq);
-	uint32_t cons;
+	uint32_t cons, used = 0;
 	int64_t ready;
-	int i, n;
+	int n = 0, err = 0;
 
 	pthread_spin_lock(&cq->lock);
 
@@ -78,15 +101,22 @@ int srd_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return -EIO;
 	}
 
-	n = num_entries < ready ? num_entries : (int)ready;
-	for (i = 0; i < n; i++)
-		srd_cqe_to_wc(srd_ring_slot(&cq->ring, cons + i), &wc[i]);
-	if (n > 0)
-		srd_ring_release(&cq->ring, cons + n);
+	while (n < num_entries && used < ready) {
+		const struct srd_cqe *cqe = srd_ring_slot(&cq->ring,
+							  cons + used++);
+
+		if (!srd_cqe_qp_valid(cq, cqe)) {
+			err = EINVAL;
+			break;
+		}
+		srd_cqe_to_wc(cqe, &wc[n++]);
+	}
+	if (used)
+		srd_ring_release(&cq->ring, cons + used);
 
 	pthread_spin_unlock(&cq->lock);
 
-	return n > 0 ? n : 0;
+	return n ? n : -err;
 }
 
 /*
@@ -123,6 +153,12 @@ static int srd_start_poll(struct ibv_cq_ex *ibcqx,
 		return ready ? EIO : ENOENT;
 	}
 
+	if (!srd_cqe_qp_valid(cq, srd_ring_slot(&cq->ring, cons))) {
+		srd_ring_release(&cq->ring, cons + 1);
+		pthread_spin_unlock(&cq->lock);
+		return EINVAL;
+	}
+
 	srd_cq_set_current(cq, cons);
 
 	return 0;
@@ -131,10 +167,19 @@ static int srd_start_poll(struct ibv_cq_ex *ibcqx,
 static int srd_next_poll(struct ibv_cq_ex *ibcqx)
 {
 	struct srd_cq *cq = to_srd_cq_ex(ibcqx);
+	const struct srd_cqe *cqe;
 
 	if (srd_ring_prod(&cq->ring) == cq->poll_cons) {
 		cq->cur_cqe = NULL;
 		return ENOENT;
+	}
+
+	cqe = srd_ring_slot(&cq->ring, cq->poll_cons);
+	if (!srd_cqe_qp_valid(cq, cqe)) {
+		/* Consumed at end_poll; nothing may be read of it. */
+		cq->poll_cons++;
+		cq->cur_cqe = NULL;
+		return EINVAL;
 	}
 
 	srd_cq_set_current(cq, cq->poll_cons);

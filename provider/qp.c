@@ -762,6 +762,9 @@ static struct srd_qp *srd_qp_create(struct ibv_context *ibvctx,
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
 
+	/* From here polling hands out its CQEs (cq.c). */
+	srd_qp_table_add(ctx, qp);
+
 	return qp;
 
 err_destroy:
@@ -833,6 +836,11 @@ int srd_destroy_qp(struct ibv_qp *ibqp)
 		return err;
 	}
 
+	/*
+	 * The kernel writes no more CQEs of it: those left in its CQs are
+	 * refused by polling from now on, as libefa refuses them.
+	 */
+	srd_qp_table_del(to_srd_ctx(ibqp->context), qp);
 	srd_ring_unmap(&qp->rq.ring);
 	srd_ring_unmap(&qp->sq.ring);
 	srd_qp_free(qp);

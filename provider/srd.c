@@ -97,6 +97,10 @@ static struct verbs_context *srd_alloc_context(struct ibv_device *ibdev,
 	ctx->max_inline_data = resp.drv.max_inline_data;
 	ctx->max_msg_sz = resp.drv.max_msg_sz;
 
+	err = srd_qp_table_init(ctx);
+	if (err)
+		goto err_free;
+
 	verbs_set_ops(&ctx->ibvctx, &srd_ctx_ops);
 
 	return &ctx->ibvctx;
@@ -113,6 +117,7 @@ static void srd_free_context(struct ibv_context *ibvctx)
 {
 	struct srd_context *ctx = to_srd_ctx(ibvctx);
 
+	srd_qp_table_destroy(ctx);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }

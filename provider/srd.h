@@ -25,6 +25,10 @@ struct srd_device {
 	struct verbs_device vdev;	/* must be first */
 };
 
+#define SRD_QP_TABLE_BUCKETS	256	/* a power of two */
+
+struct srd_qp;
+
 struct srd_context {
 	struct verbs_context ibvctx;	/* must be first */
 	/* From srd_alloc_ucontext_resp. */
@@ -37,6 +41,9 @@ struct srd_context {
 	/* 0 unless the kernel set SRD_UCONTEXT_RESP_RDMA. */
 	uint32_t device_caps;		/* enum srd_device_caps */
 	uint32_t max_rdma_size;		/* bytes of one RDMA read or write */
+	/* The live QPs by number, chained through table_next (qp_table.c). */
+	pthread_spinlock_t qp_table_lock;
+	struct srd_qp *qp_table[SRD_QP_TABLE_BUCKETS];
 };
 
 struct srd_pd {
@@ -87,6 +94,7 @@ struct srd_qp {
 	uint32_t max_rdma_sge;		/* SGEs of an RDMA WR (SRD QPs) */
 	uint32_t max_rdma_size;		/* bytes of an RDMA WR (SRD QPs) */
 	bool sq_sig_all;
+	struct srd_qp *table_next;	/* ctx->qp_table, under its lock */
 
 	/* ibv_wr_*() state, guarded by sq.lock. */
 	uint32_t wr_prod;		/* the next slot to fill */

@@ -6,6 +6,7 @@
 #ifndef SRD_VERBS_H
 #define SRD_VERBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,5 +52,14 @@ int srd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int srd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+
+/* qp_table.c */
+struct srd_context;
+struct srd_qp;
+int srd_qp_table_init(struct srd_context *ctx);
+void srd_qp_table_destroy(struct srd_context *ctx);
+void srd_qp_table_add(struct srd_context *ctx, struct srd_qp *qp);
+void srd_qp_table_del(struct srd_context *ctx, struct srd_qp *qp);
+bool srd_qp_table_has(struct srd_context *ctx, uint32_t qpn);
 
 #endif /* SRD_VERBS_H */

@@ -3,7 +3,8 @@
  * Completion queues: completion channels (next completion and
  * solicited-only arming, ibv_get_cq_event, ibv_ack_cq_events); overflow
  * raises IBV_EVENT_CQ_ERR and leaves the entries already queued intact and
- * in order; ibv_create_cq_ex with ibv_start_poll/ibv_next_poll/ibv_end_poll.
+ * in order; ibv_create_cq_ex with ibv_start_poll/ibv_next_poll/ibv_end_poll;
+ * the CQEs of a destroyed QP refused as libefa refuses them.
  *
  *   srd_cq DEV_A IP_A DEV_B IP_B
  *   srd_cq --syscalls N DEV_A IP_A DEV_B IP_B
@@ -325,6 +326,128 @@ static void test_cq_ex(void)
 	ksft_check_eq("destroy the cq_ex", 0, ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)));
 }
 
+/* Wait until B's rx_packets reaches @want: the receive's CQE is written. */
+static bool wait_rx_packets(long long want)
+{
+	long long end = srd_now_ms() + SRD_TIMEOUT_MS;
+
+	while (srd_counter(B.name, "rx_packets") < want) {
+		if (srd_now_ms() >= end)
+			return false;
+		srd_sleep_ms(1);
+	}
+	return true;
+}
+
+/*
+ * A CQ holding, in order, receive completions of QPs D, L, D, L (wr_id 1
+ * to 4); D is then destroyed.  Its CQEs are refused as libefa refuses
+ * them ("Invalid QP", rdma-core providers/efa/verbs.c): consumed, with
+ * ibv_poll_cq returning -EINVAL when one comes first and the completions
+ * before it otherwise, ibv_start_poll and ibv_next_poll EINVAL.
+ * libfabric's efa provider destroys its QP and then drains the CQ, relying
+ * on this.  @ex: poll with ibv_start_poll/ibv_next_poll.
+ */
+static void test_destroyed_qp(bool ex)
+{
+	const char *api = ex ? "ibv_start_poll" : "ibv_poll_cq";
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq_ex *cqx = ibv_create_cq_ex(B.ctx, &ca);
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_qp *dead, *live, *to;
+	struct ibv_wc wc[4];
+	struct ibv_cq *cq;
+	long long rx;
+	uint32_t live_qpn;
+	int rc, i;
+
+	if (!cqx)
+		srd_die("ibv_create_cq_ex", errno);
+	cq = ibv_cq_ex_to_cq(cqx);
+	ia.send_cq = B.scq;
+	ia.recv_cq = cq;
+	dead = ibv_create_qp(B.pd, &ia);
+	live = ibv_create_qp(B.pd, &ia);
+	if (!dead || !live || srd_qp_to_rts(dead, SRD_QKEY) ||
+	    srd_qp_to_rts(live, SRD_QKEY))
+		srd_die("QPs on the CQ", errno);
+	live_qpn = live->qp_num;
+
+	rx = srd_counter(B.name, "rx_packets");
+	for (i = 1; i <= 4; i++) {
+		to = i % 2 ? dead : live;
+		srd_post_recv(to, i, B.buf + i * 1024, 1024, B.mr->lkey);
+		send_one(to, i, 64, 0);
+		ksft_check(wait_rx_packets(rx + i),
+			   "%s: receive %d of D, L, D, L is in the CQ (rx_packets)",
+			   api, i);
+	}
+	ksft_check_eq("destroy QP D with completions in its CQ", 0,
+		      ibv_destroy_qp(dead));
+
+	if (!ex) {
+		rc = ibv_poll_cq(cq, 4, wc);
+		ksft_check(rc == -EINVAL,
+			   "ibv_poll_cq, D's CQE first: expected -EINVAL, saw %d", rc);
+		rc = ibv_poll_cq(cq, 4, wc);
+		ksft_check(rc == 1 && wc[0].wr_id == 2 && wc[0].qp_num == live_qpn &&
+			   wc[0].status == IBV_WC_SUCCESS,
+			   "ibv_poll_cq: L's CQE, then D's refused: expected 1 (wr_id 2), "
+			   "saw %d (wr_id %llu)", rc,
+			   rc > 0 ? (unsigned long long)wc[0].wr_id : 0ULL);
+		rc = ibv_poll_cq(cq, 4, wc);
+		ksft_check(rc == 1 && wc[0].wr_id == 4 && wc[0].qp_num == live_qpn,
+			   "ibv_poll_cq: D's refused CQE was consumed: expected 1 "
+			   "(wr_id 4), saw %d (wr_id %llu)", rc,
+			   rc > 0 ? (unsigned long long)wc[0].wr_id : 0ULL);
+		rc = ibv_poll_cq(cq, 4, wc);
+		ksft_check_eq("ibv_poll_cq: drained", 0, rc);
+	} else {
+		rc = ibv_start_poll(cqx, &pa);
+		ksft_check(rc == EINVAL,
+			   "ibv_start_poll, D's CQE first: expected EINVAL, saw %d", rc);
+		if (rc == 0)
+			ibv_end_poll(cqx);
+		rc = ibv_start_poll(cqx, &pa);
+		ksft_check(rc == 0 && cqx->wr_id == 2 &&
+			   ibv_wc_read_qp_num(cqx) == live_qpn,
+			   "ibv_start_poll: L's CQE: expected 0 (wr_id 2), saw %d "
+			   "(wr_id %llu)", rc, rc ? 0ULL : (unsigned long long)cqx->wr_id);
+		if (rc == 0) {
+			rc = ibv_next_poll(cqx);
+			ksft_check(rc == EINVAL,
+				   "ibv_next_poll, D's CQE: expected EINVAL, saw %d", rc);
+			ibv_end_poll(cqx);
+		}
+		rc = ibv_start_poll(cqx, &pa);
+		ksft_check(rc == 0 && cqx->wr_id == 4,
+			   "ibv_start_poll: D's refused CQE was consumed: expected 0 "
+			   "(wr_id 4), saw %d (wr_id %llu)", rc,
+			   rc ? 0ULL : (unsigned long long)cqx->wr_id);
+		if (rc == 0) {
+			rc = ibv_next_poll(cqx);
+			ksft_check(rc == ENOENT,
+				   "ibv_next_poll past the last: expected ENOENT, saw %d", rc);
+			ibv_end_poll(cqx);
+		}
+		rc = ibv_start_poll(cqx, &pa);
+		ksft_check(rc == ENOENT, "ibv_start_poll: drained: expected ENOENT, "
+			   "saw %d", rc);
+		if (rc == 0)
+			ibv_end_poll(cqx);
+	}
+	srd_drain(cq);
+	ksft_check_eq("destroy QP L", 0, ibv_destroy_qp(live));
+	ksft_check_eq("destroy the CQ", 0, ibv_destroy_cq(cq));
+}
+
 static void mark(const char *name, const char *edge)
 {
 	char path[128];
@@ -449,6 +572,8 @@ int main(int argc, char **argv)
 		test_channel();
 		test_overflow();
 		test_cq_ex();
+		test_destroyed_qp(false);
+		test_destroyed_qp(true);
 	}
 	ibv_destroy_ah(ah_ab);
 	srd_ep_close(&A);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Completion queues (srd_cq.c): completion channels with next and
 # solicited-only arming, overflow (IBV_EVENT_CQ_ERR, entries intact), and
-# ibv_create_cq_ex with the start/next/end poll API.
+# ibv_create_cq_ex with the start/next/end poll API, and the CQEs of a
+# destroyed QP refused as libefa refuses them.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
