@@ -4,12 +4,18 @@
  *
  * As on EFA, an AH number names a destination for the whole device: every
  * ib_ah to the same (source GID, destination GID) shares one number, which
- * lives as long as one of them does.  Work requests carry the number, and
- * a receive completion reports the receiver's number for the sender in
- * slid.  A number only names an address any process could create an AH
- * for, so it is not a capability and needs no per-process check.
+ * lives as long as one of them does.  Work requests carry the number.  A
+ * number only names an address any process could create an AH for, so it
+ * is not a capability and needs no per-process check.
+ *
+ * A receive completion reports in slid the number of an AH to the sender
+ * in the receiving QP's PD, or 0xffff when that PD has none (then the
+ * sender's GID is what names it, srddv_wc_read_sgid()): an AH of another
+ * PD, another process's say, is not one the receiver could use, and EFA
+ * reports it as unknown too.
  */
 
+#include <linux/hash.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_user_verbs.h>
@@ -29,7 +35,7 @@ static bool srd_gid_is_unicast_ip(const union ib_gid *gid)
 	return !ipv6_addr_any(a) && !ipv6_addr_is_multicast(a);
 }
 
-/* Under ah_lock.  A NULL @sgid matches any source. */
+/* Under ah_lock. */
 static struct srd_ah_entry *srd_ah_entry_find(struct srd_dev *sdev,
 					      const union ib_gid *sgid,
 					      const union ib_gid *dgid)
@@ -40,9 +46,14 @@ static struct srd_ah_entry *srd_ah_entry_find(struct srd_dev *sdev,
 
 	hash_for_each_possible(sdev->ah_by_dgid, e, node, srd_gid_hash(dgid, 0))
 		if (!memcmp(&e->dgid, dgid, sizeof(*dgid)) &&
-		    (!sgid || !memcmp(&e->sgid, sgid, sizeof(*sgid))))
+		    !memcmp(&e->sgid, sgid, sizeof(*sgid)))
 			return e;
 	return NULL;
+}
+
+static u32 srd_ah_pd_hash(const struct ib_pd *pd, const union ib_gid *dgid)
+{
+	return srd_gid_hash(dgid, hash_ptr(pd, 32));
 }
 
 static struct srd_ah_entry *srd_ah_entry_get(struct srd_dev *sdev,
@@ -145,6 +156,11 @@ int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		goto err_count;
 	}
 
+	spin_lock_bh(&sdev->ah_lock);
+	hash_add(sdev->ah_by_pd, &ah->pd_node,
+		 srd_ah_pd_hash(ibah->pd, &grh->dgid));
+	spin_unlock_bh(&sdev->ah_lock);
+
 	if (udata && udata->outlen) {
 		resp.ahn = ah->entry->ahn;
 		err = ib_copy_to_udata(udata, &resp,
@@ -155,6 +171,9 @@ int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	return 0;
 
 err_entry:
+	spin_lock_bh(&sdev->ah_lock);
+	hash_del(&ah->pd_node);
+	spin_unlock_bh(&sdev->ah_lock);
 	srd_ah_entry_put(sdev, ah->entry);
 err_count:
 	atomic64_dec(&sdev->counters[SRD_CNT_AHS]);
@@ -164,8 +183,12 @@ err_count:
 int srd_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct srd_dev *sdev = to_sdev(ibah->device);
+	struct srd_ah *ah = to_sah(ibah);
 
-	srd_ah_entry_put(sdev, to_sah(ibah)->entry);
+	spin_lock_bh(&sdev->ah_lock);
+	hash_del(&ah->pd_node);
+	spin_unlock_bh(&sdev->ah_lock);
+	srd_ah_entry_put(sdev, ah->entry);
 	atomic64_dec(&sdev->counters[SRD_CNT_AHS]);
 	return 0;
 }
@@ -188,16 +211,25 @@ bool srd_ah_lookup(struct srd_dev *sdev, u32 ahn, union ib_gid *sgid,
 	return found;
 }
 
-/* This device's AH number for @dgid, or 0xffff if it has none. */
-u16 srd_ah_find_ahn(struct srd_dev *sdev, const union ib_gid *dgid)
+/*
+ * The number of an AH of @pd to @dgid, or 0xffff if @pd has none: what a
+ * receive completion of a QP of @pd reports for its sender.
+ */
+u16 srd_ah_find_ahn(struct srd_dev *sdev, const struct ib_pd *pd,
+		    const union ib_gid *dgid)
 {
-	struct srd_ah_entry *e;
+	struct srd_ah *ah;
 	u16 ahn = 0xffff;
 
 	spin_lock_bh(&sdev->ah_lock);
-	e = srd_ah_entry_find(sdev, NULL, dgid);
-	if (e)
-		ahn = e->ahn;
+	hash_for_each_possible(sdev->ah_by_pd, ah, pd_node,
+			       srd_ah_pd_hash(pd, dgid)) {
+		if (ah->ibah.pd == pd &&
+		    !memcmp(&ah->entry->dgid, dgid, sizeof(*dgid))) {
+			ahn = ah->entry->ahn;
+			break;
+		}
+	}
 	spin_unlock_bh(&sdev->ah_lock);
 	return ahn;
 }

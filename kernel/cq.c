@@ -204,7 +204,7 @@ void srd_complete_recv(struct srd_qp *qp, u64 wr_id, u8 opcode,
 		.imm_data = from->imm_data,
 		.qp_num = qp->ibqp.qp_num,
 		.src_qp = from->src_qpn,
-		.slid = srd_ah_find_ahn(qp->sdev, from->sgid),
+		.slid = srd_ah_find_ahn(qp->sdev, qp->ibqp.pd, from->sgid),
 	};
 
 	memcpy(cqe.sgid, from->sgid->raw, sizeof(cqe.sgid));

@@ -349,6 +349,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	spin_lock_init(&sdev->ah_lock);
 	xa_init_flags(&sdev->ah_by_num, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	hash_init(sdev->ah_by_dgid);
+	hash_init(sdev->ah_by_pd);
 	srd_limits_init(&sdev->limits);
 	sdev->ndev = ndev;
 	srd_hold_netdev(sdev);

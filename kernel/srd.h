@@ -199,12 +199,15 @@ struct srd_dev {
 	/*
 	 * Address handles are per device and per destination (as EFA does
 	 * it): every ib_ah to the same (sgid, dgid) shares one struct
-	 * srd_ah_entry and its AH number.  ah_lock (BH) guards both indexes:
-	 * by number (sends) and by destination GID (receives, for slid).
+	 * srd_ah_entry and its AH number.  ah_lock (BH) guards the indexes:
+	 * entries by number (sends) and by destination GID (create_ah), and
+	 * each srd_ah by (PD, destination GID): a receive reports in slid
+	 * the number of an AH of the receiving QP's PD only (ah.c).
 	 */
 	spinlock_t ah_lock;
 	struct xarray ah_by_num;
 	DECLARE_HASHTABLE(ah_by_dgid, 8);
+	DECLARE_HASHTABLE(ah_by_pd, 8);
 
 	atomic64_t counters[SRD_NUM_COUNTERS];
 
@@ -334,6 +337,7 @@ struct srd_ah_entry {
 struct srd_ah {
 	struct ib_ah ibah;
 	struct srd_ah_entry *entry;
+	struct hlist_node pd_node;	/* sdev->ah_by_pd, under ah_lock */
 };
 
 static inline struct srd_ah *to_sah(struct ib_ah *ibah)
@@ -534,7 +538,8 @@ int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 int srd_destroy_ah(struct ib_ah *ibah, u32 flags);
 bool srd_ah_lookup(struct srd_dev *sdev, u32 ahn, union ib_gid *sgid,
 		   union ib_gid *dgid);
-u16 srd_ah_find_ahn(struct srd_dev *sdev, const union ib_gid *dgid);
+u16 srd_ah_find_ahn(struct srd_dev *sdev, const struct ib_pd *pd,
+		    const union ib_gid *dgid);
 
 /* qp.c */
 void srd_qpn_init(struct srd_dev *sdev);

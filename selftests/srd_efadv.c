@@ -536,8 +536,11 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 			 const char *dev_b, const char *ip_b)
 {
 	long long tx0_a, tx1_a;
-	struct side a = {}, b = {};
-	struct ibv_ah *ab, *ba;
+	struct side a = {}, b = {}, other = {};
+	struct ibv_ah *ab, *ba, *ca, *cb;
+	struct ibv_context *other_ctx;
+	struct ibv_pd *pd2, *other_pd;
+	int ahn_other;
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	struct wc w;
@@ -577,10 +580,50 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 			   w.sgid_rc);
 	}
 
+	/*
+	 * 1b: AHs to A exist on B's device, but none in the receiving QP's
+	 * PD: one of another context (another process's, as in rdma-core's
+	 * test_dv_cq_ex_with_sgid) and one of another PD of B's context.
+	 * The receive names none of them: slid 0xffff and A's GID, as on EFA.
+	 */
+	other.ctx = open_dev(dev_b);
+	other.gidx = b.gidx;
+	other.pd = ibv_alloc_pd(other.ctx);
+	pd2 = ibv_alloc_pd(b.ctx);
+	if (!other.pd || !pd2)
+		srd_die("ibv_alloc_pd", errno);
+	ca = ah_to(&other, &a);
+	other_ctx = other.ctx;
+	other_pd = other.pd;
+	other.pd = pd2;
+	other.ctx = b.ctx;
+	cb = ah_to(&other, &a);
+	ahn_other = ahn_of(ca);
+	ksft_check(ahn_other >= 0 && ahn_other < 0xffff && ahn_of(cb) == ahn_other,
+		   "AHs to A of another context and of another PD: ahn %d and %d",
+		   ahn_other, ahn_of(cb));
+	post_recv(&b, 5, 0, 4096);
+	send_to(&a, ab, b.qp->qp_num, 15, 0, 64, false);
+	if (poll_one(&a, &w))
+		ksft_check(w.status == IBV_WC_SUCCESS, "send 1b completes");
+	if (poll_one(&b, &w)) {
+		ksft_check(w.status == IBV_WC_SUCCESS && w.wr_id == 5,
+			   "receive 1b: SUCCESS wr_id 5 (saw %s wr_id %llu)",
+			   ibv_wc_status_str(w.status), (unsigned long long)w.wr_id);
+		ksft_check(w.slid == 0xffff,
+			   "receive 1b: slid 0xffff with AHs to A only of other PDs "
+			   "(saw %u; their ahn %d)", w.slid, ahn_other);
+		ksft_check(w.sgid_rc == 0 && !memcmp(&w.sgid, &a.gid, sizeof(a.gid)),
+			   "receive 1b: efadv_wc_read_sgid 0 and A's GID (saw %d)",
+			   w.sgid_rc);
+	}
+
 	/* 2: B makes an AH to A: slid is its number, SGID not available. */
 	ba = ah_to(&b, &a);
 	ahn_ba = ahn_of(ba);
 	ksft_check(ahn_ba >= 0 && ahn_ba < 0xffff, "efadv_query_ah: ahn %d", ahn_ba);
+	ksft_check(ahn_ba == ahn_other, "the device's one number for A: %d (others' %d)",
+		   ahn_ba, ahn_other);
 	post_recv(&b, 2, 0, 4096);
 	send_to(&a, ab, b.qp->qp_num, 12, 0, 64, true);
 	if (poll_one(&a, &w))
@@ -628,6 +671,11 @@ static void test_traffic(const char *dev_a, const char *ip_a,
 
 	ibv_destroy_ah(ab);
 	ibv_destroy_ah(ba);
+	ibv_destroy_ah(ca);
+	ibv_destroy_ah(cb);
+	ibv_dealloc_pd(pd2);
+	ibv_dealloc_pd(other_pd);
+	ibv_close_device(other_ctx);
 }
 
 static void test_query_ah(struct qp_env *e, const char *ip, const char *dst_ip)
