@@ -28,10 +28,11 @@ serve: runs the commands of stdin, one a line: "[-6] MODE ARGS..." as on
 the command line, "target LINE" (instead of --target), "quit".  The forge
 of a family is made (bound, HELLO) at its first command and keeps its
 epoch: one Python start for many steps (each start costs seconds under
-TCG), and it may start before the port is free.
+TCG).
 
-The attacker binds SRC:PORT (no srd device may listen on PORT in its
-namespace), sends a HELLO (dst_epoch 0) and learns the target's tag for its
+The attacker sends from SRC (from a port of its own: softsrd holds PORT
+in every namespace) and reads what the target sends to SRC:PORT off a raw
+UDP socket (so it needs CAP_NET_RAW), sends a HELLO (dst_epoch 0) and learns the target's tag for its
 address from the answer (which names the HELLO's src_epoch), then:
 
   hello         nothing more: prints the epochs.
@@ -460,26 +461,55 @@ def checker_selftest():
 
 # --- the attacker ------------------------------------------------------------
 
+class PortTap:
+    """What DST sends to SRC:PORT, seen without binding PORT: softsrd holds
+    it in every namespace (docs/protocol.md, "UDP port"), so the attacker
+    sends from another port of SRC, which softsrd does not mind, and
+    reads the answers off a raw UDP socket (CAP_NET_RAW), which the IP
+    layer gives a copy of every UDP datagram for SRC before UDP takes it."""
+
+    def __init__(self, src, dst, port):
+        self.fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
+        self.port = port
+        self.peer = socket.inet_pton(self.fam, dst)
+        self.s = socket.socket(self.fam, socket.SOCK_RAW, socket.IPPROTO_UDP)
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.s.bind((src, 0) if self.fam == socket.AF_INET else (src, 0, 0, 0))
+        self.s.setblocking(False)
+
+    def recv(self, timeout):
+        """The SRD payload of one datagram from DST to PORT, or None after
+        timeout s."""
+        end = time.monotonic() + max(timeout, 0)
+        while True:
+            r, _, _ = select.select([self.s], [], [], max(end - time.monotonic(), 0))
+            if not r:
+                return None
+            try:
+                b, a = self.s.recvfrom(65536)
+            except BlockingIOError:
+                continue
+            if self.fam == socket.AF_INET:
+                if len(b) < 20 or b[12:16] != self.peer:
+                    continue
+                b = b[(b[0] & 15) * 4:]
+            elif socket.inet_pton(self.fam, a[0]) != self.peer:
+                continue
+            if len(b) >= 8 and struct.unpack(">H", b[2:4])[0] == self.port:
+                return b[8:]
+
+    def close(self):
+        self.s.close()
+
 class Forge:
     def __init__(self, src, dst, port, target):
         self.fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
         self.dst = (dst, port) if self.fam == socket.AF_INET else (dst, port, 0, 0)
         self.t = target
         self.sock = socket.socket(self.fam, socket.SOCK_DGRAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        # The srd sockets of a namespace whose last device just went may
-        # take a moment to close.
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.sock.bind((src, port) if self.fam == socket.AF_INET
-                               else (src, port, 0, 0))
-                break
-            except OSError as e:
-                if time.monotonic() > deadline:
-                    raise SystemExit("srd_forge: cannot bind %s:%d: %s" % (src, port, e))
-                time.sleep(0.1)
+        self.sock.bind((src, 0) if self.fam == socket.AF_INET else (src, 0, 0, 0))
         self.sock.setblocking(False)
+        self.rx = PortTap(src, dst, port)
         rnd = random.SystemRandom()
         self.rnd = rnd
         self.epoch = rnd.randrange(1, 1 << 32)
@@ -524,12 +554,8 @@ class Forge:
 
     def recv_one(self, timeout):
         """One packet from the target, checked, or None after timeout s."""
-        r, _, _ = select.select([self.sock], [], [], max(timeout, 0))
-        if not r:
-            return None
-        try:
-            b, _ = self.sock.recvfrom(65536)
-        except BlockingIOError:
+        b = self.rx.recv(timeout)
+        if b is None:
             return None
         op, v = check_packet(b)
         self.counts[op] = self.counts.get(op, 0) + 1
@@ -1069,18 +1095,17 @@ def mode_blind(mode, args, src, target, port):
         n, prefix = int(args[0]), ipaddress.IPv6Address(args[1])
         done = 0
         for i in range(1, n + 1):
-            s = blind_socket(str(prefix + i), port)
+            s = blind_socket(str(prefix + i))
+            tap = PortTap(str(prefix + i), target, port)
             me = r32()
             s.sendto(hello(me, 0), (target, port))
-            s.settimeout(2.0)
             tag = 0
-            try:
-                while not tag:
-                    b, _ = s.recvfrom(2048)
-                    if len(b) >= 12 and b[1] == HELLO and be32(b, 8) == me:
-                        tag = be32(b, 4)
-            except socket.timeout:
-                pass
+            end = time.monotonic() + 2.0
+            while not tag and time.monotonic() < end:
+                b = tap.recv(end - time.monotonic())
+                if b is not None and len(b) >= 12 and b[1] == HELLO and be32(b, 8) == me:
+                    tag = be32(b, 4)
+            tap.close()
             if tag:
                 s.sendto(data_pkt(me, tag, r32(), 0, 0, rnd.randrange(1, 1 << 24), 1),
                          (target, port))
