@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd: UDP sockets, one pair (IPv4, IPv6) per network namespace, and
+ * softsrd: UDP sockets, one pair (IPv4, IPv6) per network namespace, held
+ * from the namespace's creation (or the module's load) to its exit, and
  * routing.  Packets are sent by the routing table of the netdev's
  * namespace, as any UDP tunnel does, not pushed out of the bound netdev.
  */
@@ -163,8 +164,46 @@ static int srd_sock_create(struct net *net, struct srd_net *snet, bool ipv6,
 }
 
 /*
- * The sockets of @net, created on first use.  Sleeps.  Fails if the port
- * is taken in that namespace (EADDRINUSE).
+ * Bind the port in @snet's namespace, the families not yet bound.  Fails
+ * if the port is taken there (EADDRINUSE): only a namespace that existed
+ * before the module was loaded can have a socket on it already.  An IPv4
+ * only kernel (IPv6 disabled) runs with sock6 NULL.
+ */
+static int srd_net_bind(struct srd_net *snet)
+{
+	int err;
+
+	if (!snet->sock4) {
+		err = srd_sock_create(snet->net, snet, false, &snet->sock4);
+		if (err)
+			return err;
+	}
+	if (!snet->sock6 && !snet->no_ipv6) {
+		err = srd_sock_create(snet->net, snet, true, &snet->sock6);
+		if (err == -EAFNOSUPPORT)
+			snet->no_ipv6 = true;
+		else if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct srd_net *srd_net_find(struct net *net)
+{
+	struct srd_net *snet;
+
+	lockdep_assert_held(&srd_nets_mutex);
+	list_for_each_entry(snet, &srd_nets, list)
+		if (net_eq(snet->net, net))
+			return snet;
+	return NULL;
+}
+
+/*
+ * The sockets of @net, for a new device.  Sleeps.  They were made with
+ * the namespace, or at module load; if the port was taken then (in a
+ * namespace older than the module), try again, and fail with EADDRINUSE
+ * while it still is.
  */
 int srd_net_get(struct net *net, struct srd_net **snetp)
 {
@@ -172,42 +211,26 @@ int srd_net_get(struct net *net, struct srd_net **snetp)
 	int err;
 
 	mutex_lock(&srd_nets_mutex);
-	list_for_each_entry(snet, &srd_nets, list) {
-		if (net_eq(snet->net, net)) {
-			refcount_inc(&snet->users);
-			goto out;
-		}
-	}
-	snet = kzalloc(sizeof(*snet), GFP_KERNEL);
+	snet = srd_net_find(net);
 	if (!snet) {
-		err = -ENOMEM;
-		goto err_unlock;
+		/* The namespace is being dismantled. */
+		err = -ENODEV;
+		goto out;
 	}
-	snet->net = net;
-	refcount_set(&snet->users, 1);
-	err = srd_sock_create(net, snet, false, &snet->sock4);
+	err = srd_net_bind(snet);
 	if (err)
-		goto err_free;
-	err = srd_sock_create(net, snet, true, &snet->sock6);
-	if (err == -EAFNOSUPPORT) {
-		snet->sock6 = NULL;	/* IPv6 is disabled: IPv4 only. */
-	} else if (err) {
-		srd_udp_tunnel_sock_release(snet->sock4);
-		goto err_free;
-	}
-	list_add(&snet->list, &srd_nets);
-out:
-	mutex_unlock(&srd_nets_mutex);
+		goto out;
+	refcount_inc(&snet->users);
 	*snetp = snet;
-	return 0;
-
-err_free:
-	kfree(snet);
-err_unlock:
+out:
 	mutex_unlock(&srd_nets_mutex);
 	return err;
 }
 
+/*
+ * Drop a reference: a device's, or the namespace's own at its exit.  The
+ * last one closes the sockets.
+ */
 void srd_net_put(struct srd_net *snet)
 {
 	mutex_lock(&srd_nets_mutex);
@@ -215,10 +238,10 @@ void srd_net_put(struct srd_net *snet)
 		mutex_unlock(&srd_nets_mutex);
 		return;
 	}
-	list_del(&snet->list);
 	mutex_unlock(&srd_nets_mutex);
 
-	srd_udp_tunnel_sock_release(snet->sock4);
+	if (snet->sock4)
+		srd_udp_tunnel_sock_release(snet->sock4);
 	if (snet->sock6)
 		srd_udp_tunnel_sock_release(snet->sock6);
 	kfree(snet);
@@ -352,16 +375,67 @@ err_free:
 	return err;
 }
 
+/* Take @net's sockets off the list; NULL if it has none. */
+static struct srd_net *srd_net_unlist(struct net *net)
+{
+	struct srd_net *snet;
+
+	mutex_lock(&srd_nets_mutex);
+	snet = srd_net_find(net);
+	if (snet)
+		list_del(&snet->list);
+	mutex_unlock(&srd_nets_mutex);
+	return snet;
+}
+
 /*
- * A namespace is going away: remove its devices, which releases its
- * sockets, before the namespace's netdevs and the namespace itself go.
+ * A new namespace, or one that exists when the module is loaded: bind the
+ * port at once, so that no user can take it before a device is made (and
+ * receive what peers send to this host, or stop "rdma link add").  In a
+ * new namespace nobody can have bound it yet; in an older one somebody
+ * may have: the namespace then waits for srd_net_get() to try again.
+ */
+static int __net_init srd_net_init(struct net *net)
+{
+	struct srd_net *snet;
+	int err;
+
+	snet = kzalloc(sizeof(*snet), GFP_KERNEL);
+	if (!snet)
+		return -ENOMEM;
+	snet->net = net;
+	refcount_set(&snet->users, 1);	/* the namespace's */
+	mutex_lock(&srd_nets_mutex);
+	err = srd_net_bind(snet);
+	list_add(&snet->list, &srd_nets);
+	mutex_unlock(&srd_nets_mutex);
+	if (err == -EADDRINUSE) {
+		pr_warn("rdma_srd: UDP port %u is taken in a namespace (inum %u); no srd device can be made there until it is freed\n",
+			srd_udp_port, net->ns.inum);
+	} else if (err) {
+		srd_net_put(srd_net_unlist(net));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * A namespace is going away: remove its devices, then close its sockets
+ * (the devices' references are gone with them), before the namespace's
+ * netdevs and the namespace itself go.
  */
 static void __net_exit srd_net_exit(struct net *net)
 {
+	struct srd_net *snet;
+
 	srd_dev_remove_net(net);
+	snet = srd_net_unlist(net);
+	if (snet)
+		srd_net_put(snet);
 }
 
 static struct pernet_operations srd_net_ops = {
+	.init = srd_net_init,
 	.exit = srd_net_exit,
 };
 

@@ -112,17 +112,23 @@ enum srd_counter {
 
 /*
  * The UDP sockets of one network namespace, shared by every srd device
- * whose netdev lives there.  Each device holds a reference from newlink to
- * dealloc_driver; the namespace's exit removes the devices first, so
- * the sockets never outlive the namespace.  sock6 is NULL when IPv6 is
- * disabled.
+ * whose netdev lives there.  They are made with the namespace (or at
+ * module load, for the namespaces there are then) and held until its
+ * exit, so that no user can bind softsrd's port while no device exists.
+ * References: the namespace's, from its init to its exit, and each
+ * device's from newlink to dealloc_driver; the namespace's exit removes
+ * the devices first, so the sockets never outlive the namespace.  A
+ * socket is NULL while the port is taken (only in a namespace older than
+ * the module; srd_net_get() tries again) and sock6 is NULL for good when
+ * IPv6 is disabled (no_ipv6).
  */
 struct srd_net {
 	struct list_head list;		/* srd_nets, under srd_nets_mutex */
 	struct net *net;		/* not counted: see above */
 	refcount_t users;
-	struct socket *sock4;
+	struct socket *sock4;		/* set under srd_nets_mutex */
 	struct socket *sock6;
+	bool no_ipv6;
 };
 
 /* What a device's verbs allow (limits.c); fixed at creation. */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# softsrd's UDP port is the module parameter udp_port, default 4792: each
-# namespace with a device has a UDP socket on it, and with the module
-# loaded as udp_port=5792 traffic flows on that port instead.
+# softsrd's UDP port is the module parameter udp_port, default 4792: every
+# namespace, with a device or not, has a UDP socket on it, and with the
+# module loaded as udp_port=5792 traffic flows on that port instead (and
+# the sockets of every namespace move to it).
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -26,12 +27,14 @@ check_port() {
 	local port=$1 other=$2 ns
 	try "$bin" -c 30 "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" || fail "IPv4 traffic on port $port"
 	try "$bin" -c 30 "$DEV_A" "$IP6_A" "$DEV_B" "$IP6_B" || fail "IPv6 traffic on port $port"
-	for ns in "$NS_A" "$NS_B"; do
+	new_netns spt_c
+	for ns in "$NS_A" "$NS_B" spt_c; do
 		ip netns exec "$ns" ss -Huan
 		udp_bound "$ns" "$port" || fail "no UDP socket on port $port in $ns"
 		echo "ok: $ns has a UDP socket on port $port"
 		udp_bound "$ns" "$other" && fail "a UDP socket on port $other in $ns"
 	done
+	pp ip netns del spt_c
 	true
 }
 
