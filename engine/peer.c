@@ -8,13 +8,17 @@
  * restart":
  *
  *   PROBING --a packet naming our tag for this remote--> ESTABLISHED
- *   ESTABLISHED --a packet naming our tag, with a new remote tag--> ESTABLISHED
+ *   ESTABLISHED --a HELLO naming our tag, with a new remote tag and the
+ *                 echo of our challenge to that tag--> ESTABLISHED
  *       (the old remote tag retired; sends in progress fail PEER_RESTARTED,
  *        receives in progress are aborted, all packet state reset)
  *
  * Our tag for a remote is srd_engine_tag() of its address, so only a
- * sender that receives at that address can name it: nothing else changes
- * a peer's state.  While PROBING with sends posted, a HELLO goes out at
+ * sender that receives at that address can name it, short of a lucky
+ * guess: nothing else changes a peer's state.  One guess must not cut the
+ * remote off, so a new remote tag (a restart) is believed only when its
+ * claimant echoes a challenge we sent to the address (tag.c): until then
+ * the known tag stays, and its traffic flows.  While PROBING with sends posted, a HELLO goes out at
  * once and again after each backed-off RTO; after rto_retries_max the
  * posted sends fail UNRESP_REMOTE.
  */
@@ -240,6 +244,7 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(cc_drains),
 	SRD_COUNTER_DESC(cc_losses_without_queue),
 	SRD_COUNTER_DESC(rnr_probes),
+	SRD_COUNTER_DESC(restart_challenges),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==
@@ -409,7 +414,8 @@ void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
 	peer->eng->ops->event(peer->eng->os, peer->os, &ev);
 }
 
-void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch,
+			 uint32_t challenge, uint32_t echo)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p;
@@ -418,8 +424,12 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch)
 	srd_memset(&p, 0, sizeof(p));
 	p.src_epoch = peer->local_tag;
 	p.dst_epoch = dst_epoch;
+	p.challenge = challenge;
+	p.echo = echo;
 	hlen = srd_wire_put_hello(hdr, &p);
 	peer->ctr.hellos_sent++;
+	if (challenge)
+		peer->ctr.restart_challenges++;
 	srd_peer_transmit(peer, peer->ack_rr++ % peer->eng->cfg.n_paths, hdr,
 			  hlen, NULL, 0, 0);
 }
@@ -439,7 +449,7 @@ static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
 		return;
 	}
-	srd_peer_send_hello(peer, 0);
+	srd_peer_send_hello(peer, 0, 0, 0);
 	peer->hello_due_us = now_us + srd_rto_backed_off(&peer->rtt, c,
 							 peer->hello_tries);
 	peer->hello_tries++;

@@ -305,12 +305,32 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 }
 
 /*
+ * A src_tag that is not the remote tag we know, from a sender that, if it
+ * is the remote, will believe our answer: the claim of a new incarnation,
+ * challenged (0 when nothing is claimed).
+ */
+static uint32_t claim_challenge(const struct srd_peer *peer,
+				const struct srd_pkt *p, uint64_t now_us)
+{
+	if (peer->state != SRD_PEER_ESTABLISHED ||
+	    p->src_epoch == peer->remote_epoch ||
+	    srd_peer_epoch_retired(peer, p->src_epoch))
+		return 0;
+	return srd_peer_challenge(peer, p->src_epoch, now_us);
+}
+
+/*
  * A packet that does not name our tag: for an older incarnation of us, a
  * HELLO asking for our tag, or forged.  Answer with our tag, to the
  * address (only its owner reads it), naming the packet's own src_tag so
- * that a sender which has it believes the answer.  A HELLO is answered
- * each time; anything else at most once per hello_interval_us.  Nothing
- * here changes the peer.
+ * that a sender which has it believes the answer, and challenging that
+ * tag if it is new (a restarted remote's first HELLO): its echo, with our
+ * tag, is the proof rule 3 of "Tags and peer restart" wants.  The answer
+ * echoes the tag the packet named, which only a sender that heard from
+ * us (at our address) knows: to a remote that sends to our old
+ * incarnation, that proves this one lives at our address.  A HELLO is
+ * answered each time; anything else at most once per hello_interval_us.
+ * Nothing here changes the peer.
  */
 static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
 			    uint64_t now_us)
@@ -326,7 +346,45 @@ static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
 	} else {
 		peer->ctr.hellos_received++;
 	}
-	srd_peer_send_hello(peer, p->src_epoch);
+	srd_peer_send_hello(peer, p->src_epoch, claim_challenge(peer, p, now_us),
+			    p->dst_epoch);
+}
+
+/*
+ * A packet naming our tag with a new remote tag, while we know one: a
+ * restart, or a forgery with a lucky guess of our tag.  Believed only
+ * from a HELLO that echoes what went only to the remote's address, so
+ * that its sender receives there: our challenge to that tag, or the
+ * remote tag we know (our packets to the old incarnation name it, and
+ * the new one echoes it in its answer).
+ */
+static bool claim_proven(const struct srd_peer *peer, const struct srd_pkt *p,
+			 uint64_t now_us)
+{
+	return p->opcode == SRD_WOP_HELLO &&
+	       (p->echo == peer->remote_epoch ||
+		srd_peer_challenge_ok(peer, p->src_epoch, p->echo, now_us));
+}
+
+/*
+ * Not proven: drop it, and challenge the claim at the address, at most
+ * once per hello_interval_us (a flood of claims costs a hash each and
+ * one HELLO a millisecond).  The remote tag we know stays, and with it
+ * the traffic of the remote we know.  A HELLO's own challenge is echoed,
+ * so that two sides that challenge each other finish in one round trip.
+ */
+static void challenge_claim(struct srd_peer *peer, const struct srd_pkt *p,
+			    uint64_t now_us)
+{
+	peer->ctr.rx_drop_stale_epoch++;
+	if (peer->challenge_sent &&
+	    now_us - peer->last_challenge_us < peer->eng->cfg.hello_interval_us)
+		return;
+	peer->challenge_sent = true;
+	peer->last_challenge_us = now_us;
+	srd_peer_send_hello(peer, p->src_epoch,
+			    srd_peer_challenge(peer, p->src_epoch, now_us),
+			    p->challenge);
 }
 
 void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
@@ -348,12 +406,12 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 		answer_untagged(peer, &p, now_us);
 		goto out;
 	}
-	peer->last_active_us = now_us;
 	/*
-	 * Its sender receives at the remote's address: a new remote tag is
-	 * believed (a restart, when one was known), unless retired.  The
-	 * remote tag we know is never among the retired ones: it was not
-	 * when learnt, and only a tag replaced is retired.
+	 * Its sender knows our tag for the remote's address: a first remote
+	 * tag is believed, a new one (a restart) only with the proof that
+	 * its sender receives there; a retired one never.  The remote tag
+	 * we know is never among the retired ones: it was not when learnt,
+	 * and only a tag replaced is retired.
 	 */
 	if (peer->state != SRD_PEER_ESTABLISHED ||
 	    p.src_epoch != peer->remote_epoch) {
@@ -361,8 +419,14 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 			peer->ctr.rx_drop_stale_epoch++;
 			goto out;
 		}
+		if (peer->state == SRD_PEER_ESTABLISHED &&
+		    !claim_proven(peer, &p, now_us)) {
+			challenge_claim(peer, &p, now_us);
+			goto out;
+		}
 		srd_peer_learn_epoch(peer, p.src_epoch);
 	}
+	peer->last_active_us = now_us;
 
 	/* A DATA packet's ACK block is an ACK, taken before its data. */
 	if (p.opcode != SRD_WOP_ACK && p.has_ack)
@@ -385,6 +449,9 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 		break;
 	case SRD_WOP_HELLO:
 		peer->ctr.hellos_received++;
+		/* The remote asks us to prove our address: echo. */
+		if (p.challenge)
+			srd_peer_send_hello(peer, p.src_epoch, 0, p.challenge);
 		srd_tx_pump(peer, now_us);
 		break;
 	}

@@ -43,8 +43,11 @@
  * Version 2: per-peer tags (docs/protocol.md, "Tags and peer restart").
  * Version 3: ACKs ride on DATA, and a receiver in an exchange of replies
  * waits for the reply to carry them ("Receiver").
+ * Version 4: a HELLO carries a challenge and an echo, and a new remote tag
+ * is believed only from a HELLO that echoes our challenge ("Tags and peer
+ * restart").
  */
-#define SRD_WIRE_VERSION		3
+#define SRD_WIRE_VERSION		4
 enum srd_engine_wire_op {
 	SRD_WOP_DATA = 16,
 	SRD_WOP_ACK = 17,
@@ -78,7 +81,7 @@ enum srd_engine_wire_flags {
 #define SRD_HDR_DATA_BYTES		52
 #define SRD_HDR_ACK_BYTES		40
 #define SRD_HDR_NAK_BYTES		24
-#define SRD_HDR_HELLO_BYTES		12
+#define SRD_HDR_HELLO_BYTES		20
 #define SRD_HDR_RDMA_BYTES		76
 #define SRD_HDR_RESP_BYTES		60
 /* The longest: an RDMA header with its ACK block. */
@@ -336,6 +339,8 @@ struct srd_counters {
 	uint64_t cc_losses_without_queue;
 	/* Messages sent again to a receiver that was not ready (rnr.c). */
 	uint64_t rnr_probes;
+	/* HELLOs challenging a claimed new remote tag (peer.c). */
+	uint64_t restart_challenges;
 };
 
 /*
@@ -345,7 +350,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	46
+#define SRD_ENGINE_NUM_COUNTERS	47
 
 struct srd_counter_desc {
 	const char *name;

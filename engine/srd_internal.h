@@ -65,6 +65,7 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 struct srd_pkt {
 	uint8_t opcode, flags, hdr_len;	/* hdr_len in 4-byte words */
 	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */
+	uint32_t challenge, echo;	/* HELLO; 0 in every other opcode */
 	/* Received: the OS's packet, where rx_data finds the payload. */
 	const void *os_pkt;
 	/* DATA */
@@ -542,6 +543,8 @@ struct srd_retx {
 };
 
 #define SRD_RETIRED_EPOCHS	4
+/* A restart challenge's lifetime: this, and up to as long again (tag.c). */
+#define SRD_CHALLENGE_PERIOD_US	(1ull << 26)
 /* Replies to remotes with no peer: a burst, then one per gap (tag.c). */
 #define SRD_STRAY_BURST		64
 #define SRD_STRAY_GAP_US	10
@@ -576,6 +579,8 @@ struct srd_peer {
 	uint32_t hello_tries;
 	uint64_t last_unsolicited_hello_us;
 	bool unsolicited_hello_sent;
+	bool challenge_sent;		/* a claimed new remote tag challenged */
+	uint64_t last_challenge_us;	/* ... then: one per hello_interval_us */
 
 	/* timing */
 	struct srd_rtt rtt;
@@ -733,7 +738,14 @@ void srd_tag_init(struct srd_engine *eng);
 /* peer.c */
 void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
 bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
-void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch);
+/* A HELLO naming @dst_epoch, carrying @challenge and @echo (or 0s). */
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch,
+			 uint32_t challenge, uint32_t echo);
+/* The challenge to a claim of a new remote tag, and its check (tag.c). */
+uint32_t srd_peer_challenge(const struct srd_peer *peer, uint32_t claimed,
+			    uint64_t now_us);
+bool srd_peer_challenge_ok(const struct srd_peer *peer, uint32_t claimed,
+			   uint32_t echo, uint64_t now_us);
 /*
  * A control packet (@m NULL), or a segment of @m at @off.  Inline: every
  * packet sent comes here, and its callers know whether @m is NULL.

@@ -88,6 +88,48 @@ uint32_t srd_engine_tag(const struct srd_engine *eng, const void *addr,
 	return tag ? tag : 1;	/* 0 means "unknown" on the wire */
 }
 
+/*
+ * The challenge for a claimed new remote tag @claimed of @peer (docs/
+ * protocol.md, "Tags and peer restart"): sent only to the remote's
+ * address, so a HELLO that echoes it proves its sender receives there.
+ * Keyed by the engine's secret, bound to the peer's tag and the claimed
+ * one, and fresh: it changes every SRD_CHALLENGE_PERIOD_US, and one of
+ * the period before is still taken, so an answer in flight across the
+ * change counts.  No state: a flood of claims costs a hash each, no
+ * memory, and no claim can push out another's.  Never 0 (none).
+ */
+static uint32_t challenge_at(const struct srd_peer *peer, uint32_t claimed,
+			     uint64_t period)
+{
+	uint8_t m[13];
+	uint64_t h;
+	uint32_t c;
+
+	srd_put_be32(m, peer->local_tag);
+	srd_put_be32(m + 4, claimed);
+	srd_put_be32(m + 8, (uint32_t)period);
+	m[12] = 'C';	/* no tag's input is 13 bytes long */
+	h = srd_siphash24(peer->eng->tag_key, m, sizeof(m));
+	c = (uint32_t)(h ^ (h >> 32));
+	return c ? c : 1;
+}
+
+uint32_t srd_peer_challenge(const struct srd_peer *peer, uint32_t claimed,
+			    uint64_t now_us)
+{
+	return challenge_at(peer, claimed, now_us / SRD_CHALLENGE_PERIOD_US);
+}
+
+bool srd_peer_challenge_ok(const struct srd_peer *peer, uint32_t claimed,
+			   uint32_t echo, uint64_t now_us)
+{
+	uint64_t period = now_us / SRD_CHALLENGE_PERIOD_US;
+
+	return echo && (echo == challenge_at(peer, claimed, period) ||
+			(period && echo == challenge_at(peer, claimed,
+							 period - 1)));
+}
+
 /* A reply without a peer: at most SRD_STRAY_BURST at once, then one per
  * SRD_STRAY_GAP_US, for the whole engine. */
 static bool stray_budget(struct srd_engine *eng)
@@ -128,13 +170,15 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 		eng->ctr.rx_drop_bad_hdr++;
 		return SRD_STRAY_DROP;
 	}
-	if (p.dst_epoch == tag) {
+	if (p.dst_epoch == tag && !(p.opcode == SRD_WOP_HELLO && p.challenge)) {
 		/* From a sender that heard from us, but nothing of ours for
 		 * an ACK, NAK, HELLO or READ response to act on. */
 		eng->ctr.rx_drop_unsolicited++;
 		return SRD_STRAY_DROP;
 	}
-	if (p.dst_epoch)
+	if (p.dst_epoch == tag)		/* it asks us to prove our address */
+		eng->ctr.hellos_received++;
+	else if (p.dst_epoch)
 		eng->ctr.rx_drop_stale_epoch++;
 	else
 		eng->ctr.hellos_received++;
@@ -144,6 +188,12 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 	srd_memset(&h, 0, sizeof(h));
 	h.src_epoch = tag;
 	h.dst_epoch = p.src_epoch;
+	/*
+	 * Echo the tag the packet named (an older incarnation's: its sender
+	 * then knows we live at the address it sent to), or, to a HELLO that
+	 * named ours, its challenge.
+	 */
+	h.echo = p.dst_epoch == tag ? p.challenge : p.dst_epoch;
 	*reply_len = srd_wire_put_hello(reply, &h);
 	eng->ctr.hellos_sent++;
 	eng->ctr.stateless_replies++;

@@ -66,11 +66,16 @@ enum {
 	OFF_NAK_ATTEMPT = 20,
 	OFF_NAK_REASON = 21,
 	OFF_NAK_RESERVED = 22,	/* 2 bytes */
+	/* HELLO */
+	OFF_HELLO_CHALLENGE = 12,
+	OFF_HELLO_ECHO = 16,
 };
 
 /* Each header ends where the next field would start. */
 SRD_STATIC_ASSERT(OFF_UD_RESERVED + 4 == SRD_HDR_UD_BYTES, "UD header");
-SRD_STATIC_ASSERT(OFF_DST_TAG + 4 == SRD_HDR_HELLO_BYTES, "HELLO header");
+SRD_STATIC_ASSERT(OFF_DST_TAG + 4 == OFF_HELLO_CHALLENGE &&
+		  OFF_HELLO_CHALLENGE + 4 == OFF_HELLO_ECHO &&
+		  OFF_HELLO_ECHO + 4 == SRD_HDR_HELLO_BYTES, "HELLO header");
 SRD_STATIC_ASSERT(OFF_PATH + 1 == SRD_HDR_DATA_BYTES, "DATA header");
 SRD_STATIC_ASSERT(OFF_LENGTH + 4 == SRD_HDR_RDMA_BYTES, "RDMA header");
 SRD_STATIC_ASSERT(OFF_RESP_RESERVED + 3 == SRD_HDR_RESP_BYTES, "RESP header");
@@ -336,6 +341,8 @@ uint32_t srd_wire_put_nak(uint8_t *b, const struct srd_pkt *p)
 
 uint32_t srd_wire_put_hello(uint8_t *b, const struct srd_pkt *p)
 {
+	srd_put_be32(b + OFF_HELLO_CHALLENGE, p->challenge);
+	srd_put_be32(b + OFF_HELLO_ECHO, p->echo);
 	return put_common(b, p, SRD_WOP_HELLO, SRD_HDR_HELLO_BYTES);
 }
 
@@ -349,7 +356,7 @@ uint32_t srd_wire_put_hello(uint8_t *b, const struct srd_pkt *p)
 	srd_memset(&(p)->first, 0, srd_offsetof(struct srd_pkt, end) -	\
 		   srd_offsetof(struct srd_pkt, first))
 #define PKT_OFF(f)	srd_offsetof(struct srd_pkt, f)
-SRD_STATIC_ASSERT(PKT_OFF(dst_epoch) < PKT_OFF(psn) &&
+SRD_STATIC_ASSERT(PKT_OFF(echo) < PKT_OFF(psn) &&
 		  PKT_OFF(payload_len) < PKT_OFF(rdma) &&
 		  PKT_OFF(req_attempt) < PKT_OFF(has_ack) &&
 		  PKT_OFF(dup_psn) < PKT_OFF(nak_reason) &&
@@ -445,6 +452,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	p->hdr_len = (uint8_t)(hdr / 4);
 	p->src_epoch = srd_get_be32(b + OFF_SRC_TAG);
 	p->dst_epoch = srd_get_be32(b + OFF_DST_TAG);
+	p->challenge = 0;
+	p->echo = 0;
 	if (p->src_epoch == 0)
 		return SRD_PARSE_FIELD;
 
@@ -518,6 +527,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		break;
 	default:	/* HELLO */
 		srd_memset(&p->psn, 0, sizeof(*p) - srd_offsetof(struct srd_pkt, psn));
+		p->challenge = srd_get_be32(b + OFF_HELLO_CHALLENGE);
+		p->echo = srd_get_be32(b + OFF_HELLO_ECHO);
 		break;
 	}
 	return SRD_PARSE_OK;

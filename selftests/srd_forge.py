@@ -131,7 +131,7 @@ import struct
 import sys
 import time
 
-VERSION = 3
+VERSION = 4
 UD_SEND, UD_SEND_WITH_IMM = 1, 2
 DATA, ACK, NAK, HELLO, WRITE, READ_REQ, READ_RESP = 16, 17, 18, 19, 20, 21, 22
 OPNAMES = {UD_SEND: "UD_SEND", UD_SEND_WITH_IMM: "UD_SEND_WITH_IMM",
@@ -139,7 +139,7 @@ OPNAMES = {UD_SEND: "UD_SEND", UD_SEND_WITH_IMM: "UD_SEND_WITH_IMM",
            WRITE: "WRITE", READ_REQ: "READ_REQ", READ_RESP: "READ_RESP"}
 # The header length of each opcode, exactly what a sender writes.
 HDR = {UD_SEND: 24, UD_SEND_WITH_IMM: 24, DATA: 52, ACK: 40, NAK: 24,
-       HELLO: 12, WRITE: 76, READ_REQ: 76, READ_RESP: 60}
+       HELLO: 20, WRITE: 76, READ_REQ: 76, READ_RESP: 60}
 # The opcodes with the DATA fields, which may carry an ACK block (flag
 # HAS_ACK): ACK_BLOCK bytes right after their HDR bytes, in the header.
 DATA_OPS = (DATA, WRITE, READ_REQ, READ_RESP)
@@ -190,8 +190,11 @@ def ud_hdr(op, flags, dst_qpn, src_qpn, qkey, imm=0):
                        dst_qpn, src_qpn, qkey, imm, 0)
 
 
-def hello(src_epoch, dst_epoch):
-    return common(HELLO, 0, HDR[HELLO], src_epoch, dst_epoch)
+def hello(src_epoch, dst_epoch, challenge=0, echo=0):
+    """A HELLO; since version 4 with a challenge and an echo
+    (docs/protocol.md, "Tags and peer restart")."""
+    return common(HELLO, 0, HDR[HELLO], src_epoch, dst_epoch) + \
+        struct.pack(">II", challenge, echo)
 
 
 def ack(src_epoch, dst_epoch, ack_psn, sack=b"\0" * 16, delay_us=0, dup_psn=None):
@@ -418,7 +421,7 @@ def checker_selftest():
         b[3] += 1
         return bytes(b)
 
-    good = [ud, data, wr, rq, rs, ak, nk, hl,
+    good = [ud, data, wr, rq, rs, ak, nk, hl, hello(e1, e2, 0x12345678, 0x9abcdef0),
             spoil(data, 2, F_HAS_IMM | F_ACK_NOW)[:36] + b"\0\0\0\1" + data[40:],
             spoil(ak, 2, F_ACK_DUP)[:36] + b"\0\0\0\7", spoil(ak, 2, F_ACK_DRAIN),
             dab, wab, rqab, rsab, room, spoil(dab, 52, F_ACK_ALL)]
@@ -428,8 +431,9 @@ def checker_selftest():
            spoil(rs, 35, 1), spoil(ak, 39, 1), spoil(ak, 2, 4),
            spoil(nk, 22, 1), spoil(nk, 23, 1), spoil(nk, 2, 1), spoil(hl, 2, 1),
            longer(data, 52), longer(wr, 76), longer(rs, 60), longer(ak, 40),
-           longer(nk, 24), longer(hl, 12), longer(ud, 24),
+           longer(nk, 24), longer(hl, 20), longer(ud, 24),
            ak + b"\0", nk + b"\0", hl + b"\0", data + b"\0", rq + b"\0",
+           hl[:12], spoil(hl, 0, 3),
            # HAS_ACK without its block, on an ACK, or with other bits 5-7.
            spoil(data, 2, 0x28), spoil(wr, 2, F_ACK_NOW | F_HAS_ACK),
            spoil(rs, 2, F_HAS_ACK), spoil(ak, 2, F_HAS_ACK),
@@ -574,6 +578,11 @@ class Forge:
             # target's (docs/protocol.md, "Tags and peer restart").
             if dst == self.epoch and src != self.remote_epoch:
                 self.remote_epoch = src
+            # Since version 4, the target believes a new tag of ours (we
+            # are a restart of an earlier forger at this address) only
+            # when we echo its challenge.
+            if dst == self.epoch and be32(b, 12):
+                self.send(hello(self.epoch, src, 0, be32(b, 12)))
             return (op, b)
         if src != self.remote_epoch or dst != self.epoch:
             self.foreign += 1
@@ -1184,6 +1193,8 @@ def expected_fields(b):
     elif op == NAK:
         e.update({"softsrd.psn": be32(b, 12), "softsrd.msg_id": be32(b, 16),
                   "softsrd.attempt": b[20], "softsrd.nak_reason": b[21]})
+    elif op == HELLO:
+        e.update({"softsrd.challenge": be32(b, 12), "softsrd.echo": be32(b, 16)})
     return e
 
 
@@ -1191,7 +1202,8 @@ DISSECT_FIELDS = sorted({k for b in (
     bytes([VERSION, 1, 0, 6]) + bytes(20), bytes([VERSION, 20, 0, 19]) + bytes(72),
     bytes([VERSION, 22, F_HAS_ACK, 23]) + bytes(88),
     bytes([VERSION, 17, 0, 10]) + bytes(36),
-    bytes([VERSION, 18, 0, 6]) + bytes(20)) for k in expected_fields(b)})
+    bytes([VERSION, 18, 0, 6]) + bytes(20),
+    bytes([VERSION, 19, 0, 5]) + bytes(16)) for k in expected_fields(b)})
 
 
 def pcap_frames(path):
@@ -1326,7 +1338,7 @@ def mode_check_vectors(lines):
         elif op == NAK:
             mine = nak(src, dst, n["psn"], n["msg_id"], n["attempt"], n["nak_reason"])
         elif op == HELLO:
-            mine = hello(src, dst)
+            mine = hello(src, dst, n["challenge"], n["echo"])
         else:
             mine = b""
         problems = []

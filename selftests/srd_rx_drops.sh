@@ -17,7 +17,7 @@ dmesg_mark
 # bash's /dev/udp redirection: one datagram per write, from A's namespace.
 # Payloads: 1 byte and 16 bytes (shorter than UDP + SRD header); 200 zero
 # bytes (version 0); text; a version 2 header (the old wire, refused);
-# then version 3 headers (docs/protocol.md) with hdr_len_words 1 (below
+# then version 4 headers (docs/protocol.md) with hdr_len_words 1 (below
 # the header size) and 0xff (past the datagram's end), and an unknown
 # opcode; then SRD transport packets (opcodes 16-19) shorter than their
 # headers, which must not create a peer either.  Each one is checked on
@@ -27,12 +27,12 @@ As=$(printf 'A%.0s' {1..40})
 payloads=('x' '0123456789abcdef' "$(printf '%0200d' 0)"
 	"$(head -c 300 /dev/urandom | base64 -w0)"
 	$'\x02\x01\x01\x06'"$As"
-	$'\x03\x01\x01\x01'"$As" $'\x03\x01\x01\xff'"$As" $'\x03\x7f\x01\x06'"$As"
-	$'\x03\x10\x01\x0d'"${As:0:16}" $'\x03\x11\x01\x0a'"${As:0:32}"
-	$'\x03\x13\x01\x03\x01\x01\x01\x01')
+	$'\x04\x01\x01\x01'"$As" $'\x04\x01\x01\xff'"$As" $'\x04\x7f\x01\x06'"$As"
+	$'\x04\x10\x01\x0d'"${As:0:16}" $'\x04\x11\x01\x0a'"${As:0:32}"
+	$'\x04\x13\x01\x03\x01\x01\x01\x01')
 names=("1-byte datagram" "16-byte datagram" "200 zero bytes" "400 bytes of text"
 	"a version 2 UD header"
-	"version 3, hdr_len_words 1" "version 3, hdr_len_words 255" "version 3, opcode 0x7f"
+	"version 4, hdr_len_words 1" "version 4, hdr_len_words 255" "version 4, opcode 0x7f"
 	"SRD DATA of 20 bytes" "SRD ACK of 36 bytes" "SRD HELLO of 8 bytes")
 missed=()
 bad() { echo $(($(hw_counter "$DEV_B" rx_drop_bad_hdr) + $(hw_counter "$DEV_B" srd_rx_drop_bad_hdr))); }

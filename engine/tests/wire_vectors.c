@@ -176,9 +176,15 @@ int main(void)
 		 p.msg_id, p.attempt, p.nak_reason);
 	out(f, &p, 0, b, len);
 
-	/* HELLO asking for the peer's tag. */
+	/* HELLO asking for the peer's tag, and one with a challenge and echo. */
 	p.dst_epoch = 0;
 	len = srd_wire_put_hello(b, &p);
-	out("", &p, 0, b, len);
+	out("challenge=0 echo=0", &p, 0, b, len);
+	p.dst_epoch = 0x0badcafe;
+	p.challenge = 0xc4a11e9e;
+	p.echo = 0xec40ec40;
+	len = srd_wire_put_hello(b, &p);
+	snprintf(f, sizeof(f), "challenge=%u echo=%u", p.challenge, p.echo);
+	out(f, &p, 0, b, len);
 	return 0;
 }

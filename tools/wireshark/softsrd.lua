@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 --
--- softsrd: a Wireshark dissector for softsrd's wire protocol, version 3
+-- softsrd: a Wireshark dissector for softsrd's wire protocol, version 4
 -- (docs/protocol.md): UD (opcodes 1, 2) and the SRD transport (16..22),
 -- every field, the flags of each opcode, the ACK block a DATA packet may
 -- carry, and the SACK bitmap as the PSNs it names.  Written from
@@ -23,7 +23,7 @@ local OPS = {
 }
 -- The header length of each opcode (docs/protocol.md, "Headers").
 local HDR = {
-	[1] = 24, [2] = 24, [16] = 52, [17] = 40, [18] = 24, [19] = 12,
+	[1] = 24, [2] = 24, [16] = 52, [17] = 40, [18] = 24, [19] = 20,
 	[20] = 76, [21] = 76, [22] = 60,
 }
 local NAKS = {
@@ -88,12 +88,15 @@ f.ack_reserved = ProtoField.bytes("softsrd.ack_reserved", "Reserved")
 -- NAK (psn, msg_id, attempt as above)
 f.nak_reason = ProtoField.uint8("softsrd.nak_reason", "Reason", base.DEC, NAKS)
 f.nak_reserved = ProtoField.uint16("softsrd.nak_reserved", "Reserved", base.HEX)
+-- HELLO
+f.challenge = ProtoField.uint32("softsrd.challenge", "Challenge", base.HEX)
+f.echo = ProtoField.uint32("softsrd.echo", "Echo", base.HEX)
 f.payload = ProtoField.bytes("softsrd.payload", "Payload")
 f.extra = ProtoField.bytes("softsrd.extension", "Header bytes beyond the known fields")
 
 local e_short = ProtoExpert.new("softsrd.short", "Shorter than the opcode's header",
 				expert.group.MALFORMED, expert.severity.ERROR)
-local e_version = ProtoExpert.new("softsrd.version.bad", "Not version 3",
+local e_version = ProtoExpert.new("softsrd.version.bad", "Not version 4",
 				  expert.group.PROTOCOL, expert.severity.WARN)
 local e_opcode = ProtoExpert.new("softsrd.opcode.bad", "Unknown opcode",
 				 expert.group.MALFORMED, expert.severity.ERROR)
@@ -158,7 +161,7 @@ function p.dissector(tvb, pinfo, tree)
 	local op = tvb(1, 1):uint()
 	local hlen = tvb(3, 1):uint() * 4
 	local vi = t:add(f.version, tvb(0, 1))
-	if ver ~= 3 then
+	if ver ~= 4 then
 		vi:add_proto_expert_info(e_version)
 	end
 	local oi = t:add(f.opcode, tvb(1, 1))
@@ -207,8 +210,12 @@ function p.dissector(tvb, pinfo, tree)
 							NAKS[tvb(21, 1):uint()] or "?",
 							tvb(12, 4):uint(), tvb(16, 4):uint())
 		elseif op == 19 then
-			pinfo.cols.info = string.format("%s src_tag 0x%08x dst_tag 0x%08x",
-							name, tvb(4, 4):uint(), tvb(8, 4):uint())
+			t:add(f.challenge, tvb(12, 4))
+			t:add(f.echo, tvb(16, 4))
+			pinfo.cols.info = string.format("%s src_tag 0x%08x dst_tag 0x%08x"
+							.. " challenge 0x%08x echo 0x%08x",
+							name, tvb(4, 4):uint(), tvb(8, 4):uint(),
+							tvb(12, 4):uint(), tvb(16, 4):uint())
 		else
 			fl:add(f.f_solicited, tvb(2, 1))
 			fl:add(f.f_has_imm, tvb(2, 1))
