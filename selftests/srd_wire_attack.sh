@@ -15,7 +15,13 @@
 #     own: b keeps no state (srd_peers does not move, srd_stateless_replies
 #     does), and a new peer's traffic works afterwards;
 #  4. an IPv4 HELLO with UDP checksum 0 is dropped (rx_drop_bad_hdr) and not
-#     answered, where the same HELLO checksummed is.
+#     answered, where the same HELLO checksummed is;
+#  5. one lucky guess (issue 46, M1): the unprivileged user on a sends b one
+#     HELLO from a's address naming b's tag for a (read from debugfs here,
+#     about 2^31 tries for an attacker) with a random src_tag: b believes no
+#     restart, challenges the claim at a's address (srd_restart_challenges),
+#     and traffic flows both ways.  Before the challenge, b took it as a's
+#     restart and the two devices were cut off until one was re-created.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_srd_module
@@ -108,6 +114,28 @@ wait_for "b dropped the zero-checksum HELLO" 10 bash -c \
 	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/rx_drop_bad_hdr) -gt $bad ]"
 expect_eq "HELLOs b took after the zero-checksum one" "$h_b" \
 	"$(hw_counter "$DEV_B" srd_hellos_received)"
+
+# 5. One lucky guess of b's tag for a.
+trap 'srd_cleanup; [ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug' EXIT
+debugfs_mount
+hex=$(printf '%02x%02x:%02x%02x' ${IP4_A//./ })
+tag=$(srd_paths "$DEV_B" | awk -v a="ffff:$hex\$" \
+	'$1 == "peer" && $2 ~ a && $5 == "tag" { print "0x" $6; exit }')
+[ -n "$tag" ] || fail "no peer of b for $IP4_A in debugfs"
+r_a=$(hw_counter "$DEV_A" srd_peer_restarts) r_b=$(hw_counter "$DEV_B" srd_peer_restarts)
+c_b=$(hw_counter "$DEV_B" srd_restart_challenges)
+forge "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" "$IP4_B" claim 1 "$tag"
+sleep 1
+expect_eq "b's peer restarts after the guessed claim" "$r_b" \
+	"$(hw_counter "$DEV_B" srd_peer_restarts)"
+traffic "a to b after one guessed claim" -s 4096 -n 200
+perf_pair "$NS_A" "$NS_B" -d "$DEV_A" -W 30 -- -d "$DEV_B" -W 30 -s 4096 -n 200 "$IP4_A"
+perf_clean "b to a after one guessed claim" "$PAIR_CLIENT_OUT" 1 200 0
+expect_eq "b's peer restarts after the traffic" "$r_b" "$(hw_counter "$DEV_B" srd_peer_restarts)"
+expect_eq "a's peer restarts after the traffic" "$r_a" "$(hw_counter "$DEV_A" srd_peer_restarts)"
+got=$(($(hw_counter "$DEV_B" srd_restart_challenges) - c_b))
+[ "$got" -ge 1 ] || fail "b did not challenge the claim"
+echo "ok: b challenged the guessed claim ($got challenges), no restart, traffic both ways"
 
 srd_counters "$DEV_A" "$DEV_B"
 dmesg_clean "wire attacks"
