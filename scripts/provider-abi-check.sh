@@ -83,7 +83,8 @@ link() {
 			-o "$tmp/stub/libibverbs.so.1" "$tmp/stub/stub.c"
 		ln -s libibverbs.so.1 "$tmp/stub/libibverbs.so"
 		objs=()
-		for f in srd verbs cq qp ring dv; do
+		# The provider's sources as its Makefile lists them.
+		for f in $(sed -n 's/^SRCS := //p' "$TOP/provider/Makefile" | sed 's/\.c\b//g'); do
 			# shellcheck disable=SC2086
 			gcc -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 				-DSRD_PABI="$pabi" -DSRD_RC="$rc" -I"$TOP/uapi" $IBV_CFLAGS \
