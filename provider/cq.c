@@ -64,16 +64,28 @@ static int64_t srd_cq_ready(const struct srd_cq *cq, uint32_t cons)
 	return ready;
 }
 
+/* Whether a destroyed QP's CQE is refused (efa profiles) or skipped. */
+static bool srd_cq_refuses_stale(const struct srd_cq *cq)
+{
+	return to_srd_ctx(cq->vcq.cq.context)->limits_profile !=
+	       SRD_LIMITS_SOFTSRD;
+}
+
 /*
  * A CQE of a QP this context no longer has (destroyed, see qp_table.c) is
- * refused as libefa refuses it (rdma-core providers/efa/verbs.c,
- * efa_poll_sub_cq(), "Invalid QP"): it is consumed, and
+ * never handed out as valid.  In the efa profiles it is refused as libefa
+ * refuses it (rdma-core providers/efa/verbs.c, efa_poll_sub_cq(), "Invalid
+ * QP"): it is consumed, and
  *   - ibv_poll_cq() returns the completions read before it, or -EINVAL if
  *     it came first;
  *   - ibv_start_poll() returns EINVAL, with the CQ unlocked (no end_poll);
  *   - ibv_next_poll() returns EINVAL, and end_poll is still due.
  * Software that destroys a QP and then drains its CQs (libfabric's efa
- * provider) relies on this.  Under cq->lock.
+ * provider) relies on this.  In the softsrd profile it is consumed
+ * silently, as mlx5 cleans a destroyed QP's CQEs out of its CQs: the
+ * receives a destroy flushed, and those the owner did not poll before,
+ * are of a QP the application has let go, and a CQ shared with other
+ * QPs goes on without an error.  Under cq->lock.
  */
 static bool srd_cqe_qp_valid(struct srd_cq *cq, const struct srd_cqe *cqe)
 {
@@ -81,7 +93,8 @@ static bool srd_cqe_qp_valid(struct srd_cq *cq, const struct srd_cqe *cqe)
 
 	if (srd_qp_table_has(to_srd_ctx(ibvctx), cqe->qp_num))
 		return true;
-	srd_err(verbs_get_ctx(ibvctx), "Invalid QP[%u]\n", cqe->qp_num);
+	if (srd_cq_refuses_stale(cq))
+		srd_err(verbs_get_ctx(ibvctx), "Invalid QP[%u]\n", cqe->qp_num);
 	return false;
 }
 
@@ -106,6 +119,8 @@ int srd_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 							  cons + used++);
 
 		if (!srd_cqe_qp_valid(cq, cqe)) {
+			if (!srd_cq_refuses_stale(cq))
+				continue;
 			err = EINVAL;
 			break;
 		}
@@ -148,15 +163,18 @@ static int srd_start_poll(struct ibv_cq_ex *ibcqx,
 
 	cons = srd_ring_cons(&cq->ring);
 	ready = srd_cq_ready(cq, cons);
+	while (ready > 0 &&
+	       !srd_cqe_qp_valid(cq, srd_ring_slot(&cq->ring, cons))) {
+		srd_ring_release(&cq->ring, ++cons);
+		if (srd_cq_refuses_stale(cq)) {
+			pthread_spin_unlock(&cq->lock);
+			return EINVAL;
+		}
+		ready--;
+	}
 	if (ready <= 0) {
 		pthread_spin_unlock(&cq->lock);
 		return ready ? EIO : ENOENT;
-	}
-
-	if (!srd_cqe_qp_valid(cq, srd_ring_slot(&cq->ring, cons))) {
-		srd_ring_release(&cq->ring, cons + 1);
-		pthread_spin_unlock(&cq->lock);
-		return EINVAL;
 	}
 
 	srd_cq_set_current(cq, cons);
@@ -169,17 +187,19 @@ static int srd_next_poll(struct ibv_cq_ex *ibcqx)
 	struct srd_cq *cq = to_srd_cq_ex(ibcqx);
 	const struct srd_cqe *cqe;
 
-	if (srd_ring_prod(&cq->ring) == cq->poll_cons) {
-		cq->cur_cqe = NULL;
-		return ENOENT;
-	}
-
-	cqe = srd_ring_slot(&cq->ring, cq->poll_cons);
-	if (!srd_cqe_qp_valid(cq, cqe)) {
+	for (;;) {
+		if (srd_ring_prod(&cq->ring) == cq->poll_cons) {
+			cq->cur_cqe = NULL;
+			return ENOENT;
+		}
+		cqe = srd_ring_slot(&cq->ring, cq->poll_cons);
+		if (srd_cqe_qp_valid(cq, cqe))
+			break;
 		/* Consumed at end_poll; nothing may be read of it. */
 		cq->poll_cons++;
 		cq->cur_cqe = NULL;
-		return EINVAL;
+		if (srd_cq_refuses_stale(cq))
+			return EINVAL;
 	}
 
 	srd_cq_set_current(cq, cq->poll_cons);

@@ -348,7 +348,11 @@ static bool wait_rx_packets(long long want)
  * libfabric's efa provider destroys its QP and then drains the CQ, relying
  * on this.  @ex: poll with ibv_start_poll/ibv_next_poll.
  */
-static void test_destroyed_qp(bool ex)
+/*
+ * The CQEs of a destroyed QP: refused as libefa refuses them in the efa
+ * profiles (@refuses), skipped silently in the softsrd profile.
+ */
+static void test_destroyed_qp(bool ex, bool refuses)
 {
 	const char *api = ex ? "ibv_start_poll" : "ibv_poll_cq";
 	struct ibv_cq_init_attr_ex ca = {
@@ -392,7 +396,34 @@ static void test_destroyed_qp(bool ex)
 	ksft_check_eq("destroy QP D with completions in its CQ", 0,
 		      ibv_destroy_qp(dead));
 
-	if (!ex) {
+	if (!refuses) {
+		/* softsrd: D's CQEs are skipped, L's come out in order. */
+		if (!ex) {
+			rc = ibv_poll_cq(cq, 4, wc);
+			ksft_check(rc == 2 && wc[0].wr_id == 2 && wc[1].wr_id == 4 &&
+				   wc[0].qp_num == live_qpn && wc[1].qp_num == live_qpn,
+				   "ibv_poll_cq (softsrd profile): D's CQEs skipped, L's "
+				   "two returned: expected 2 (wr_id 2, 4), saw %d", rc);
+		} else {
+			rc = ibv_start_poll(cqx, &pa);
+			ksft_check(rc == 0 && cqx->wr_id == 2,
+				   "ibv_start_poll (softsrd profile): D's CQE skipped: "
+				   "expected 0 (wr_id 2), saw %d (wr_id %llu)", rc,
+				   rc ? 0ULL : (unsigned long long)cqx->wr_id);
+			if (rc == 0) {
+				rc = ibv_next_poll(cqx);
+				ksft_check(rc == 0 && cqx->wr_id == 4,
+					   "ibv_next_poll (softsrd profile): D's CQE skipped: "
+					   "expected 0 (wr_id 4), saw %d", rc);
+				if (rc == 0)
+					ksft_check_eq("ibv_next_poll past the last (ENOENT)",
+						      ENOENT, ibv_next_poll(cqx));
+				ibv_end_poll(cqx);
+			}
+		}
+		rc = ibv_poll_cq(cq, 4, wc);
+		ksft_check_eq("ibv_poll_cq: drained", 0, rc);
+	} else if (!ex) {
 		rc = ibv_poll_cq(cq, 4, wc);
 		ksft_check(rc == -EINVAL,
 			   "ibv_poll_cq, D's CQE first: expected -EINVAL, saw %d", rc);
@@ -548,32 +579,56 @@ static int syscalls_mode(int n)
 	return 0;
 }
 
+/* Whether @dev's limits profile is an efa one (sysfs limits_profile). */
+static bool srd_efa_profile(const char *dev)
+{
+	char path[256], name[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/limits_profile", dev);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%31s", name) != 1)
+		srd_die(path, errno ? errno : EIO);
+	fclose(f);
+	return strncmp(name, "efa", 3) == 0;
+}
+
 int main(int argc, char **argv)
 {
+	bool only_destroyed = false, refuses;
 	int nsys = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 6 && !strcmp(argv[1], "--destroyed-qp")) {
+		only_destroyed = true;
+		argv++;
+		argc--;
+	}
 	if (argc == 7 && !strcmp(argv[1], "--syscalls")) {
 		nsys = atoi(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s [--syscalls N] DEV_A IP_A DEV_B IP_B\n", argv[0]);
+		fprintf(stderr, "usage: %s [--syscalls N | --destroyed-qp] DEV_A IP_A DEV_B IP_B\n", argv[0]);
 		return KSFT_FAIL;
 	}
 	srd_ep_open(&A, argv[1], argv[2]);
 	srd_ep_open(&B, argv[3], argv[4]);
 	ah_ab = srd_ah(&A, &B);
 
+	refuses = srd_efa_profile(B.name);
 	if (nsys) {
 		syscalls_mode(nsys);
+	} else if (only_destroyed) {
+		test_destroyed_qp(false, refuses);
+		test_destroyed_qp(true, refuses);
 	} else {
 		test_channel();
 		test_overflow();
 		test_cq_ex();
-		test_destroyed_qp(false);
-		test_destroyed_qp(true);
+		test_destroyed_qp(false, refuses);
+		test_destroyed_qp(true, refuses);
 	}
 	ibv_destroy_ah(ah_ab);
 	srd_ep_close(&A);
