@@ -287,7 +287,8 @@ add_srd() {
 #   ${TAG}_a: veth ${TAG}a 10.201.0.1/24 fd00:201::1/64, device srd_${TAG}a
 #   ${TAG}_b: veth ${TAG}b 10.201.0.2/24 fd00:201::2/64, device srd_${TAG}b
 # Sets NS_A NS_B IF_A IF_B DEV_A DEV_B IP4_A IP4_B IP6_A IP6_B and the GID
-# indices GIDX4_A GIDX4_B GIDX6_A GIDX6_B.
+# indices GIDX4_A GIDX4_B GIDX6_A GIDX6_B.  With TWO_HOSTS_NO_DEVICES set,
+# the devices are left to the caller's two_hosts_add_devices.
 two_hosts() {
 	local tag=$1 mtu=${2:-}
 	NS_A=${tag}_a NS_B=${tag}_b IF_A=${tag}a IF_B=${tag}b
@@ -307,7 +308,7 @@ two_hosts() {
 	pp ip -n "$NS_A" link set "$IF_A" up
 	pp ip -n "$NS_B" link set "$IF_B" up
 	SRD_LINKS+=("$DEV_A" "$DEV_B")
-	two_hosts_add_devices
+	[ -n "${TWO_HOSTS_NO_DEVICES:-}" ] || two_hosts_add_devices
 }
 
 # two_hosts_add_devices: two_hosts' srd devices, made on its veth ends

@@ -85,19 +85,8 @@ srd_ba() {
 dmesg_mark
 
 # 1-2. The two hosts, their devices made while the squatter waits in a.
-NS_A=psq_a NS_B=psq_b IF_A=psqa IF_B=psqb DEV_A=srd_psqa DEV_B=srd_psqb
-IP4_A=10.201.0.1 IP4_B=10.201.0.2 IP6_A=fd00:201::1 IP6_B=fd00:201::2
-new_netns "$NS_A"
-new_netns "$NS_B"
-pp ip -n "$NS_A" link add "$IF_A" type veth peer name "$IF_B" netns "$NS_B"
-pp ip -n "$NS_A" addr add "$IP4_A/24" dev "$IF_A"
-pp ip -n "$NS_B" addr add "$IP4_B/24" dev "$IF_B"
-pp ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad
-pp ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad
-pp ip -n "$NS_A" link set "$IF_A" up
-pp ip -n "$NS_B" link set "$IF_B" up
+TWO_HOSTS_NO_DEVICES=1 two_hosts psq
 squat_start "$NS_A" "before the device" 30 "$IP4_A" "$IP6_A"
-SRD_LINKS+=("$DEV_A" "$DEV_B")
 two_hosts_add_devices
 traffic
 squat_end "before the device"
