@@ -91,8 +91,12 @@ static bool srd_cqe_qp_valid(struct srd_cq *cq, const struct srd_cqe *cqe)
 {
 	struct ibv_context *ibvctx = cq->vcq.cq.context;
 
-	if (srd_qp_table_has(to_srd_ctx(ibvctx), cqe->qp_num))
+	if (cqe->qp_num == cq->live_qpn)
 		return true;
+	if (srd_qp_table_has(to_srd_ctx(ibvctx), cqe->qp_num)) {
+		cq->live_qpn = cqe->qp_num;
+		return true;
+	}
 	if (srd_cq_refuses_stale(cq))
 		srd_err(verbs_get_ctx(ibvctx), "Invalid QP[%u]\n", cqe->qp_num);
 	return false;
@@ -330,6 +334,7 @@ struct srd_cq *srd_cq_create(struct ibv_context *ibvctx,
 		err = ENOMEM;
 		goto err_out;
 	}
+	cq->live_qpn = SRD_NO_QPN;
 	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_free;

@@ -70,6 +70,13 @@ static void srd_cq_lock_pair(struct ibv_cq *a, struct ibv_cq *b, bool lock)
 	}
 }
 
+/* @cq's poll may no longer take @qpn as live.  Under the CQ's lock. */
+static void srd_cq_forget(struct ibv_cq *cq, uint32_t qpn)
+{
+	if (cq && to_srd_cq(cq)->live_qpn == qpn)
+		to_srd_cq(cq)->live_qpn = SRD_NO_QPN;
+}
+
 void srd_qp_table_del(struct srd_context *ctx, struct srd_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
@@ -84,6 +91,8 @@ void srd_qp_table_del(struct srd_context *ctx, struct srd_qp *qp)
 		}
 	}
 	pthread_spin_unlock(&ctx->qp_table_lock);
+	srd_cq_forget(ibqp->send_cq, ibqp->qp_num);
+	srd_cq_forget(ibqp->recv_cq, ibqp->qp_num);
 	srd_cq_lock_pair(ibqp->send_cq, ibqp->recv_cq, false);
 	qp->table_next = NULL;
 }

@@ -66,7 +66,16 @@ struct srd_cq {
 	/* Guarded by lock, valid from start_poll to end_poll. */
 	const struct srd_cqe *cur_cqe;	/* the CQE read_*() report, or NULL */
 	uint32_t poll_cons;		/* cons once the current CQE is done */
+	/*
+	 * Guarded by lock: a QP number polling last found live in the
+	 * context's table, SRD_NO_QPN if none.  A QP leaves the table under
+	 * its CQs' locks and clears it there (qp_table.c), so a poll need
+	 * not take the table's lock for each CQE of the same QP.
+	 */
+	uint32_t live_qpn;
 };
+
+#define SRD_NO_QPN	UINT32_MAX	/* no QP has it: QP numbers are 24-bit */
 
 /*
  * One work queue of a QP: the provider produces WQEs into ring, the kernel
