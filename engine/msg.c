@@ -197,8 +197,11 @@ void srd_tx_msg_cache_drain(struct srd_peer *peer)
 void srd_rx_slot_release(struct srd_peer *peer, struct srd_rx_slot *s,
 			 bool abort)
 {
-	if (s->state == SRD_RXS_ASSEMBLING && abort && !s->is_resp)
-		peer->eng->ops->rx_abort(peer->eng->os, s->in);
+	if (s->state == SRD_RXS_ASSEMBLING) {
+		peer->rx_assembling--;
+		if (abort && !s->is_resp)
+			peer->eng->ops->rx_abort(peer->eng->os, s->in);
+	}
 	bits_put(peer, s->placed, s->placed_inline, s->placed_bytes);
 	srd_memset(s, 0, sizeof(*s));
 }
@@ -334,6 +337,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 			return SRD_RXD_DROP;
 		}
 		s->state = SRD_RXS_ASSEMBLING;
+		peer->rx_assembling++;
 		/* A READ's response has the requester's own deadline. */
 		if (!s->is_resp) {
 			s->progress_us = now_us;

@@ -510,15 +510,15 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
 
 uint64_t srd_peer_idle_us(const struct srd_peer *peer)
 {
-	uint32_t i;
-
 	if (peer->pending_head || peer->awaiting || peer->rnr_gates ||
-	    peer->inflight ||
+	    peer->inflight || peer->rx_assembling ||
 	    peer->msg_base != peer->msg_next || peer->ack_pending ||
 	    peer->retx_head != peer->retx_tail)
 		return 0;
-	for (i = 0; i < peer->eng->cfg.msg_window; i++)
-		if (peer->rx_slots[i].state == SRD_RXS_ASSEMBLING)
-			return 0;
 	return srd_now(peer) - peer->last_active_us;
+}
+
+bool srd_peer_unanswered(const struct srd_peer *peer)
+{
+	return peer->state == SRD_PEER_PROBING;
 }

@@ -624,12 +624,18 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
 /*
  * How long the peer has had nothing to do, in microseconds: nothing
  * posted, in flight, awaited or being received, no packet either way.
- * 0 while busy.  An OS may destroy a peer idle for longer than
- * SRD_PEER_EVICT_MIN_IDLE_US to make room: nothing of it can still arrive
- * (the longest retry budget of the default config, rto_max_us times
- * rto_retries_max + 1, is 3.25 s).
+ * 0 while busy.  Constant time.  An OS may destroy a peer idle for longer
+ * than SRD_PEER_EVICT_MIN_IDLE_US to make room: nothing of it can still
+ * arrive (the longest retry budget of the default config, rto_max_us
+ * times rto_retries_max + 1, is 3.25 s).
  */
 uint64_t srd_peer_idle_us(const struct srd_peer *peer);
+/*
+ * Whether the remote never answered: the peer never learned its tag, so
+ * no DATA was ever sent or accepted either way.  Such a peer, once idle
+ * at all, may be destroyed at once: nothing of it can be delivered twice.
+ */
+bool srd_peer_unanswered(const struct srd_peer *peer);
 #define SRD_PEER_EVICT_MIN_IDLE_US	(5ull * 1000000)
 int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
 			struct srd_path_stats *out);

@@ -668,6 +668,7 @@ struct srd_peer {
 	uint16_t ack_ev_pkts, ack_ev_dups;
 	uint64_t ack_due_us;
 	struct srd_rx_slot *rx_slots;	/* msg_window, by msg_id */
+	uint32_t rx_assembling;		/* rx_slots in SRD_RXS_ASSEMBLING */
 	bool rx_base_valid;
 	uint32_t rx_msg_base;
 

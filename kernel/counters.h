@@ -37,9 +37,13 @@ SRD_COUNTER(RX_DROP_INGRESS)
 SRD_COUNTER(CQ_OVERFLOWS)
 SRD_COUNTER(WQE_ERRORS)
 SRD_COUNTER(SRD_RX_DROP_NO_PEER)
-/* Peers created, and idle ones destroyed to make room. */
+/*
+ * Peers created, idle ones destroyed to make room, and scans of a full
+ * table that found none to destroy (at most ten a second).
+ */
 SRD_COUNTER(SRD_PEERS)
 SRD_COUNTER(SRD_PEERS_EVICTED)
+SRD_COUNTER(SRD_PEER_EVICT_MISSES)
 /*
  * RDMA requests this device refused as their responder: no live MR has
  * the rkey; the MR is not in the QP's PD; it lacks REMOTE_READ/WRITE;

@@ -12,10 +12,11 @@
  *    receive path can find the device).
  *  - Peers are created on first use (a send, or a packet from a remote
  *    that proved it receives at its address: srd_engine_on_stray()), at
- *    most SRD_MAX_PEERS.  When the table is full, a peer idle for
- *    peer_idle_s seconds that no message holds (kp->users, taken by
- *    srd_kpeer_get() and dropped by srd_kpeer_put()) is destroyed to make
- *    room; otherwise a peer lives as long as the device.
+ *    most SRD_MAX_PEERS.  When the table is full, a peer that no message
+ *    holds (kp->users, taken by srd_kpeer_get() and dropped by
+ *    srd_kpeer_put()) and whose remote never answered, or that has been
+ *    idle for peer_idle_s seconds, is destroyed to make room
+ *    (srd_kpeer_evict()); otherwise a peer lives as long as the device.
  *    peers_lock (BH) guards the hash, the list's writers and every call
  *    that creates or destroys peers or sums counters (the engine's
  *    serialisation of peer creation).  Readers (the receive path, flushes,
@@ -74,6 +75,7 @@ struct srd_transport {
 	u32 hash_seed;			/* of peers' buckets: random */
 	struct list_head peer_list;
 	unsigned int npeers;
+	unsigned long evict_after;	/* jiffies: srd_kpeer_evict() */
 	struct dentry *debugfs;
 };
 
@@ -417,33 +419,51 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 }
 
 /*
- * Make room in a full table: destroy the peer idle longest, if one has
- * been for peer_idle_s (never less than the engine's
- * SRD_PEER_EVICT_MIN_IDLE_US) and no message holds it.  Under peers_lock.
- * Nothing of an idle peer can arrive any more (the engine's
- * srd_peer_idle_us()); should its remote come back, it finds no peer and
- * is answered as any new remote is.
+ * Make room in a full table: destroy a peer no message holds (kp->users)
+ * and the engine has nothing for, preferring one whose remote never
+ * answered (srd_peer_unanswered(): it delivered nothing, so it may go at
+ * once), else the one idle longest if idle for peer_idle_s (never less
+ * than the engine's SRD_PEER_EVICT_MIN_IDLE_US).  Under peers_lock.
+ * Nothing of an evicted peer can arrive any more (srd_peer_idle_us());
+ * should its remote come back, it finds no peer and is answered as any
+ * new remote is.
+ *
+ * A scan costs a lock round trip per peer, under peers_lock with BH off,
+ * and a full table of busy peers stays so for a while: after a scan that
+ * found nothing, the next is SRD_PEER_EVICT_RETRY later, whatever asks
+ * meanwhile (new remotes, a flood of them, or local sends) being refused.
  */
+#define SRD_PEER_EVICT_RETRY	(HZ / 10)
+
 static bool srd_kpeer_evict(struct srd_transport *tp)
 {
 	u64 idle, best = 0, min = (u64)srd_tunables_peer_idle_s() * USEC_PER_SEC;
 	struct srd_kpeer *kp, *victim = NULL;
 
 	lockdep_assert_held(&tp->peers_lock);
+	if (time_before(jiffies, tp->evict_after))
+		return false;
 	min = max_t(u64, min, SRD_PEER_EVICT_MIN_IDLE_US);
 	list_for_each_entry(kp, &tp->peer_list, list) {
 		if (atomic_read(&kp->users))
 			continue;
 		spin_lock(&kp->lock);
 		idle = kp->dead ? 0 : srd_peer_idle_us(kp->peer);
+		if (idle && srd_peer_unanswered(kp->peer))
+			idle = U64_MAX;
 		spin_unlock(&kp->lock);
 		if (idle >= min && idle > best) {
 			best = idle;
 			victim = kp;
+			if (idle == U64_MAX)
+				break;
 		}
 	}
-	if (!victim)
+	if (!victim) {
+		srd_count_one(tp->sdev, SRD_CNT_SRD_PEER_EVICT_MISSES);
+		tp->evict_after = jiffies + SRD_PEER_EVICT_RETRY;
 		return false;
+	}
 	spin_lock(&victim->lock);
 	victim->dead = true;
 	spin_unlock(&victim->lock);

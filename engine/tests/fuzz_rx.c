@@ -243,6 +243,16 @@ static void deliver(struct srd_peer *peer, const uint8_t *b, size_t n)
 	free(h);
 }
 
+/* The receives in progress, counted the slow way. */
+static uint32_t assembling(const struct srd_peer *peer)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < peer->eng->cfg.msg_window; i++)
+		n += peer->rx_slots[i].state == SRD_RXS_ASSEMBLING;
+	return n;
+}
+
 /* Op 6: from an address with no peer. */
 static void stray(struct fz *f, struct srd_engine *eng, const uint8_t *b,
 		  size_t n)
@@ -410,6 +420,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ud_datagram(b, len);
 			break;
 		}
+		if (peer->rx_assembling != assembling(peer))
+			abort();	/* srd_peer_idle_us() counts, not scans */
 	}
 	srd_engine_destroy(eng);
 	for (i = 0; i < sends; i++)

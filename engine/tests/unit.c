@@ -2894,6 +2894,59 @@ static void test_peer_idle(void)
 	pair_free(pr);
 }
 
+/* Lets the first DATA packet to node 1 through, drops the rest until *arg. */
+struct drop_after_first {
+	uint64_t until;
+	int data_seen;
+};
+
+static bool drop_data_after_first(struct pair *pr, struct qpkt *q, void *arg)
+{
+	struct drop_after_first *d = arg;
+
+	if (q->to != 1 || q->data[1] != SRD_WOP_DATA)
+		return false;
+	return ++d->data_seen > 1 && pr->now < d->until;
+}
+
+/*
+ * A receive in progress keeps a peer busy (counted, not scanned for), and
+ * a peer whose remote never answered says so: it may be evicted at once.
+ */
+static void test_peer_idle_receiving_and_unanswered(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct drop_after_first d = { .until = pr->now + 200000 };
+	struct srd_peer *rx = pr->n[1]->peer;
+
+	CHECK(srd_peer_unanswered(pr->n[0]->peer), "a new peer is unanswered");
+	send_one(pr, 0, 100000, 1, 7);
+	pair_run(pr, d.until - 1000, false, drop_data_after_first, &d);
+	CHECK(rx->rx_assembling == 1 && !rx->ack_pending && !rx->inflight,
+	      "the receiver has one message half-received, its ACKs sent: %u",
+	      rx->rx_assembling);
+	CHECK(srd_peer_idle_us(rx) == 0, "a receiver in the middle of a message is busy");
+	pair_run(pr, pr->now + 2000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 1 && rx->rx_assembling == 0,
+	      "delivered; nothing assembling: %u", rx->rx_assembling);
+	CHECK(!srd_peer_unanswered(pr->n[0]->peer) && !srd_peer_unanswered(rx),
+	      "both answered");
+	pair_free(pr);
+
+	/* A remote that never answers: its peer is unanswered, and idle once failed. */
+	pr = pair_new(&c);
+	send_one(pr, 0, 1000, 1, 7);
+	pair_run(pr, pr->now + 1000, false, drop_all_data, NULL);
+	CHECK(srd_peer_idle_us(pr->n[0]->peer) == 0, "busy while it tries");
+	pair_run(pr, pr->now + 30000000, false, drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 1, "the send failed");
+	pr->now += 1;
+	CHECK(srd_peer_idle_us(pr->n[0]->peer) > 0 &&
+	      srd_peer_unanswered(pr->n[0]->peer), "idle and unanswered");
+	pair_free(pr);
+}
+
 static void test_no_leak_after_destroy(void)
 {
 	struct srd_config c = small_cfg();
@@ -4281,6 +4334,7 @@ static const struct test tests[] = {
 	{ "forged_slide_never_acks_undelivered", test_forged_slide_never_acks_undelivered },
 	{ "stray_stateless", test_stray_stateless },
 	{ "peer_idle", test_peer_idle },
+	{ "peer_idle_receiving_and_unanswered", test_peer_idle_receiving_and_unanswered },
 	{ "no_leak_after_destroy", test_no_leak_after_destroy },
 	{ "rdma_write_read", test_rdma_write_read },
 	{ "rdma_chunks", test_rdma_chunks },
