@@ -153,20 +153,24 @@ size_t srd_peer_mem_bound_bytes(const struct srd_config *c)
 
 const char *srd_comp_status_name(enum srd_comp_status st)
 {
+#define SRD_COMP_NAME(n)	[SRD_COMP_##n] = #n
 	static const char *const names[SRD_COMP_NR] = {
-		[SRD_COMP_OK] = "OK",
-		[SRD_COMP_RNR_RETRY_EXC] = "RNR_RETRY_EXC",
-		[SRD_COMP_BAD_DEST_QPN] = "BAD_DEST_QPN",
-		[SRD_COMP_BAD_QKEY] = "BAD_QKEY",
-		[SRD_COMP_REMOTE_BAD_LENGTH] = "REMOTE_BAD_LENGTH",
-		[SRD_COMP_REMOTE_ABORT] = "REMOTE_ABORT",
-		[SRD_COMP_UNRESP_REMOTE] = "UNRESP_REMOTE",
-		[SRD_COMP_PEER_RESTARTED] = "PEER_RESTARTED",
-		[SRD_COMP_FLUSHED] = "FLUSHED",
-		[SRD_COMP_REMOTE_ACCESS] = "REMOTE_ACCESS",
+		SRD_COMP_STATUSES(SRD_COMP_NAME, SRD_LIST_COMMA)
 	};
+#undef SRD_COMP_NAME
 
 	return (unsigned int)st < SRD_COMP_NR ? names[st] : "?";
+}
+
+const char *srd_path_state_name(enum srd_path_state st)
+{
+#define SRD_PATH_NAME(n, name)	[SRD_PATH_##n] = #name
+	static const char *const names[SRD_PATH_NR] = {
+		SRD_PATH_STATES(SRD_PATH_NAME, SRD_LIST_COMMA)
+	};
+#undef SRD_PATH_NAME
+
+	return (unsigned int)st < SRD_PATH_NR ? names[st] : "?";
 }
 
 /* --- engines --------------------------------------------------------- */

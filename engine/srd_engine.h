@@ -193,20 +193,38 @@ enum srd_nak_reason {
 /* --- completions ----------------------------------------------------- */
 
 /*
- * A send's outcome.  The OS maps each to an ibv_wc_status and vendor_err
- * (docs/protocol.md has the table; modelled on EFA's).
+ * Lists that make an enum and what is keyed by it together: LIST(X, SEP)
+ * is X(NAME) for each value, in order, with SEP() between, so that one
+ * list gives the enum, its names and, in the kernel, its trace symbols
+ * (__print_symbolic takes no trailing comma).  A map from such an enum to
+ * anything else is a switch with no default, which -Wswitch checks.
  */
+#define SRD_LIST_COMMA()	,
+
+/*
+ * A send's outcome, SRD_COMP_<NAME>; srd_comp_status_name() says NAME.
+ * The OS maps each to an ibv_wc_status and vendor_err (docs/protocol.md
+ * has the table; modelled on EFA's).
+ *   OK                 delivered
+ *   RNR_RETRY_EXC      RNR NAKs beyond rnr_retry
+ *   BAD_DEST_QPN       NAK BAD_QPN
+ *   BAD_QKEY           NAK BAD_QKEY
+ *   REMOTE_BAD_LENGTH  NAK BAD_LENGTH
+ *   REMOTE_ABORT       NAK REMOTE_ABORT
+ *   UNRESP_REMOTE      retry budget exhausted
+ *   PEER_RESTARTED     the remote restarted (its tag changed)
+ *   FLUSHED            the local peer or QP went away
+ *   REMOTE_ACCESS      NAK REMOTE_ACCESS (RDMA rkey check)
+ */
+#define SRD_COMP_STATUSES(X, SEP)					\
+	X(OK) SEP() X(RNR_RETRY_EXC) SEP() X(BAD_DEST_QPN) SEP()	\
+	X(BAD_QKEY) SEP() X(REMOTE_BAD_LENGTH) SEP() X(REMOTE_ABORT) SEP() \
+	X(UNRESP_REMOTE) SEP() X(PEER_RESTARTED) SEP() X(FLUSHED) SEP()	\
+	X(REMOTE_ACCESS)
+
+#define SRD_COMP_ENUM(n)	SRD_COMP_##n
 enum srd_comp_status {
-	SRD_COMP_OK = 0,
-	SRD_COMP_RNR_RETRY_EXC,		/* RNR NAKs beyond rnr_retry */
-	SRD_COMP_BAD_DEST_QPN,		/* NAK BAD_QPN */
-	SRD_COMP_BAD_QKEY,		/* NAK BAD_QKEY */
-	SRD_COMP_REMOTE_BAD_LENGTH,	/* NAK BAD_LENGTH */
-	SRD_COMP_REMOTE_ABORT,		/* NAK REMOTE_ABORT */
-	SRD_COMP_UNRESP_REMOTE,		/* retry budget exhausted */
-	SRD_COMP_PEER_RESTARTED,	/* the remote restarted (its tag changed) */
-	SRD_COMP_FLUSHED,		/* the local peer or QP went away */
-	SRD_COMP_REMOTE_ACCESS,		/* NAK REMOTE_ACCESS (RDMA rkey check) */
+	SRD_COMP_STATUSES(SRD_COMP_ENUM, SRD_LIST_COMMA),
 	SRD_COMP_NR
 };
 
@@ -360,10 +378,21 @@ struct srd_counter_desc {
 extern const struct srd_counter_desc srd_counter_descs[SRD_ENGINE_NUM_COUNTERS];
 
 /* Per-path state and statistics, readable by the OS (debugfs/sysfs). */
+/*
+ * A path's state, X(NAME, name): SRD_PATH_<NAME>, which
+ * srd_path_state_name(), debugfs and traces call name (SRD_COMP_STATUSES
+ * says how such a list works).
+ *   ACTIVE    in use
+ *   AVOIDED   timed out or lost in a row; not used
+ *   PROBING   avoidance over: one probe packet allowed
+ */
+#define SRD_PATH_STATES(X, SEP)						\
+	X(ACTIVE, active) SEP() X(AVOIDED, avoided) SEP() X(PROBING, probing)
+
+#define SRD_PATH_ENUM(n, name)	SRD_PATH_##n
 enum srd_path_state {
-	SRD_PATH_ACTIVE = 0,
-	SRD_PATH_AVOIDED,	/* timed out or lost in a row; not used */
-	SRD_PATH_PROBING,	/* avoidance over: one probe packet allowed */
+	SRD_PATH_STATES(SRD_PATH_ENUM, SRD_LIST_COMMA),
+	SRD_PATH_NR
 };
 
 struct srd_path_stats {
@@ -654,5 +683,6 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out);
 size_t srd_peer_mem_bound_bytes(const struct srd_config *cfg);
 
 const char *srd_comp_status_name(enum srd_comp_status st);
+const char *srd_path_state_name(enum srd_path_state st);
 
 #endif /* SRD_ENGINE_H */

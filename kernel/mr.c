@@ -206,22 +206,47 @@ struct srd_mr *srd_mr_get_rkey(struct srd_dev *sdev, u32 rkey)
 
 /*
  * May a remote peer, through a QP in @pd, use [@iova, @iova + @len) of
- * @mr with @access (IB_ACCESS_REMOTE_READ or _WRITE)?  Returns 0, or the
- * counter that says why not (docs/protocol.md, "RDMA read and write").
+ * @mr with @access (IB_ACCESS_REMOTE_READ or _WRITE)?  SRD_RKEY_OK, or
+ * why not (docs/protocol.md, "RDMA read and write").
  */
-int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
-			u64 len, int access)
+enum srd_rkey_verdict srd_mr_check_remote(struct srd_mr *mr,
+					  struct ib_pd *pd, u64 iova,
+					  u64 len, int access)
 {
 	u64 end;
 
 	if (mr->ibmr.pd != pd)
-		return SRD_CNT_RDMA_RKEY_PD;
+		return SRD_RKEY_PD;
 	if ((mr->access & access) != access)
-		return SRD_CNT_RDMA_RKEY_ACCESS;
+		return SRD_RKEY_ACCESS;
 	if (check_add_overflow(iova, len, &end) || iova < mr->iova ||
 	    end > mr->iova + mr->length)
-		return SRD_CNT_RDMA_RKEY_RANGE;
-	return 0;
+		return SRD_RKEY_RANGE;
+	return SRD_RKEY_OK;
+}
+
+/*
+ * Count a refusal in the counter that names its reason.  A switch with
+ * no default: a verdict added without its counter fails the build.
+ */
+void srd_mr_count_refusal(struct srd_dev *sdev, enum srd_rkey_verdict why)
+{
+	switch (why) {
+	case SRD_RKEY_OK:
+		break;
+	case SRD_RKEY_INVALID:
+		srd_count_one(sdev, SRD_CNT_RDMA_RKEY_INVALID);
+		break;
+	case SRD_RKEY_PD:
+		srd_count_one(sdev, SRD_CNT_RDMA_RKEY_PD);
+		break;
+	case SRD_RKEY_ACCESS:
+		srd_count_one(sdev, SRD_CNT_RDMA_RKEY_ACCESS);
+		break;
+	case SRD_RKEY_RANGE:
+		srd_count_one(sdev, SRD_CNT_RDMA_RKEY_RANGE);
+		break;
+	}
 }
 
 /* Drop a reference taken by lookup.  Any context. */

@@ -47,12 +47,12 @@ static struct srd_mr *srd_rdma_target_mr(struct srd_rdma_target *t)
 
 	if (mr && (mr != t->mr ||
 		   srd_mr_check_remote(mr, t->qp->ibqp.pd, t->op_addr,
-				       t->op_len, t->access))) {
+				       t->op_len, t->access) != SRD_RKEY_OK)) {
 		srd_mr_put(mr);
 		mr = NULL;
 	}
 	if (!mr)
-		srd_count_one(t->qp->sdev, SRD_CNT_RDMA_RKEY_INVALID);
+		srd_mr_count_refusal(t->qp->sdev, SRD_RKEY_INVALID);
 	return mr;
 }
 
@@ -71,8 +71,8 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 	enum srd_rx_verdict verdict;
 	struct srd_rdma_target *t;
 	struct srd_recv_msg *recv;
+	enum srd_rkey_verdict why;
 	struct srd_mr *mr = NULL;
-	int why;
 
 	if (!srd_qp_can_receive(READ_ONCE(qp->state))) {
 		verdict = SRD_RX_QP_ERROR;
@@ -97,11 +97,11 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 		mr = srd_mr_get_rkey(sdev, r->rkey);
 		why = mr ? srd_mr_check_remote(mr, qp->ibqp.pd, r->remote_addr,
 					       r->rdma_len, t->access) :
-			   SRD_CNT_RDMA_RKEY_INVALID;
+			   SRD_RKEY_INVALID;
 		if (mr)
 			srd_mr_put(mr);
-		if (why) {
-			srd_count_one(sdev, why);
+		if (why != SRD_RKEY_OK) {
+			srd_mr_count_refusal(sdev, why);
 			kfree(t);
 			verdict = SRD_RX_BAD_ACCESS;
 			goto out_put;

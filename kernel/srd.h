@@ -511,8 +511,19 @@ int srd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srd_mr *srd_mr_get(struct srd_dev *sdev, u32 lkey);
 void srd_mr_put(struct srd_mr *mr);
 struct srd_mr *srd_mr_get_rkey(struct srd_dev *sdev, u32 rkey);
-int srd_mr_check_remote(struct srd_mr *mr, struct ib_pd *pd, u64 iova,
-			u64 len, int access);
+/* Why a remote's RDMA request may not use an rkey's MR, if it may not. */
+enum srd_rkey_verdict {
+	SRD_RKEY_OK = 0,
+	SRD_RKEY_INVALID,	/* no live MR has the rkey */
+	SRD_RKEY_PD,		/* the MR is not in the QP's PD */
+	SRD_RKEY_ACCESS,	/* it lacks REMOTE_READ or REMOTE_WRITE */
+	SRD_RKEY_RANGE,		/* outside the MR, or wrapping */
+};
+
+enum srd_rkey_verdict srd_mr_check_remote(struct srd_mr *mr,
+					  struct ib_pd *pd, u64 iova,
+					  u64 len, int access);
+void srd_mr_count_refusal(struct srd_dev *sdev, enum srd_rkey_verdict why);
 u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
 		 int access);
 void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len);

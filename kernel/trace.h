@@ -34,20 +34,13 @@ void srd_trace_unreg(void);
 			 { SRD_NAK_BAD_LENGTH, "BAD_LENGTH" },		\
 			 { SRD_NAK_REMOTE_ABORT, "REMOTE_ABORT" },	\
 			 { SRD_NAK_REMOTE_ACCESS, "REMOTE_ACCESS" })
+/* From the engine's lists (srd_engine.h): every value has its name. */
+#define srd_trace_path_sym(n, name)	{ SRD_PATH_##n, #name }
 #define srd_show_path(s)						\
-	__print_symbolic(s, { SRD_PATH_ACTIVE, "active" },		\
-			 { SRD_PATH_AVOIDED, "avoided" },		\
-			 { SRD_PATH_PROBING, "probing" })
+	__print_symbolic(s, SRD_PATH_STATES(srd_trace_path_sym, SRD_LIST_COMMA))
+#define srd_trace_status_sym(n)		{ SRD_COMP_##n, #n }
 #define srd_show_status(s)						\
-	__print_symbolic(s, { SRD_COMP_RNR_RETRY_EXC, "RNR_RETRY_EXC" }, \
-			 { SRD_COMP_BAD_DEST_QPN, "BAD_DEST_QPN" },	\
-			 { SRD_COMP_BAD_QKEY, "BAD_QKEY" },		\
-			 { SRD_COMP_REMOTE_BAD_LENGTH, "REMOTE_BAD_LENGTH" }, \
-			 { SRD_COMP_REMOTE_ABORT, "REMOTE_ABORT" },	\
-			 { SRD_COMP_UNRESP_REMOTE, "UNRESP_REMOTE" },	\
-			 { SRD_COMP_PEER_RESTARTED, "PEER_RESTARTED" },	\
-			 { SRD_COMP_FLUSHED, "FLUSHED" },		\
-			 { SRD_COMP_REMOTE_ACCESS, "REMOTE_ACCESS" })
+	__print_symbolic(s, SRD_COMP_STATUSES(srd_trace_status_sym, SRD_LIST_COMMA))
 
 TRACE_EVENT_FN(srd_data_tx,
 	TP_PROTO(const u8 *dgid, const struct srd_event *ev),

@@ -700,12 +700,6 @@ void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out)
 
 /* --- debugfs: per-path statistics -------------------------------------- */
 
-static const char *const srd_debugfs_path_states[] = {
-	[SRD_PATH_ACTIVE] = "active",
-	[SRD_PATH_AVOIDED] = "avoided",
-	[SRD_PATH_PROBING] = "probing",
-};
-
 static int srd_paths_show(struct seq_file *s, void *unused)
 {
 	struct srd_transport *tp = s->private;
@@ -733,8 +727,7 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 				break;
 			seq_printf(s, "peer %pI6 path %u port %u state %s srtt_us %u tx %llu acked %llu lost %llu timeouts %llu avoided %llu recovered %llu\n",
 				   kp->dgid.raw, i, srd_kpeer_src_port(kp, i),
-				   ps.state < ARRAY_SIZE(srd_debugfs_path_states) ?
-				   srd_debugfs_path_states[ps.state] : "?",
+				   srd_path_state_name(ps.state),
 				   ps.srtt_us, ps.tx_pkts, ps.acked_pkts,
 				   ps.lost_pkts, ps.timeouts, ps.avoided,
 				   ps.recovered);

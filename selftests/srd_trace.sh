@@ -74,6 +74,10 @@ retx=$(awk -v np="$n_paths" '
 	/ srd_nak_(rx|tx): / && !/reason (RNR|BAD_QPN|BAD_QKEY|BAD_LENGTH|REMOTE_ABORT|REMOTE_ACCESS)$/ {
 		print "bad: " $0 > "/dev/stderr"; bad++
 	}
+	# A status by its name (SRD_COMP_STATUSES in the engine), never a number.
+	/ srd_msg_error: / && !/ status [A-Z][A-Z_]*$/ {
+		print "bad: " $0 > "/dev/stderr"; bad++
+	}
 	END { print retx + 0; exit bad > 0 }' "$trc") || fail "events with fields out of range"
 echo "ok: every field in range"
 expect_eq "srd_data_tx events, DATA packets sent" "${delta[srd_tx_data_pkts]}" "$(ev srd_data_tx)"
