@@ -249,6 +249,7 @@ const struct srd_counter_desc srd_counter_descs[] = {
 	SRD_COUNTER_DESC(cc_losses_without_queue),
 	SRD_COUNTER_DESC(rnr_probes),
 	SRD_COUNTER_DESC(restart_challenges),
+	SRD_COUNTER_DESC(retrans_bytes),
 };
 
 SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==

@@ -359,6 +359,8 @@ struct srd_counters {
 	uint64_t rnr_probes;
 	/* HELLOs challenging a claimed new remote tag (peer.c). */
 	uint64_t restart_challenges;
+	/* Bytes (header and payload) of the DATA packets sent again (tx.c). */
+	uint64_t retrans_bytes;
 };
 
 /*
@@ -368,7 +370,7 @@ struct srd_counters {
  * here; the build fails until all three agree, and a host test until
  * docs/protocol.md names it.
  */
-#define SRD_ENGINE_NUM_COUNTERS	47
+#define SRD_ENGINE_NUM_COUNTERS	48
 
 struct srd_counter_desc {
 	const char *name;

@@ -451,10 +451,12 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	peer->tail_ack_now = ack_now;
 
 	peer->ctr.tx_data_pkts++;
-	if (retx)
+	if (retx) {
 		peer->ctr.retransmits++;
-	else
+		peer->ctr.retrans_bytes += hlen + len;
+	} else {
 		peer->tlp_base_us = now_us;
+	}
 	peer->paths[path].tx_pkts++;
 	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
 	SRD_TRACE(peer, SRD_EV_DATA_TX, psn, m->msg_id, seg, path, why,

@@ -1843,6 +1843,15 @@ static void test_early_timer_changes_nothing(void)
 	CHECK(ectr(a->n[0]->eng)->retransmits > 0 &&
 	      ectr(a->n[1]->eng)->retransmits > 0, "losses recovered both ways");
 	for (i = 0; i < 2; i++) {
+		const struct srd_counters *e = ectr(a->n[i]->eng);
+
+		/* Each packet sent again, its header at least (EFA's). */
+		CHECK(e->retrans_bytes >= e->retransmits * SRD_HDR_DATA_BYTES,
+		      "node %d: retrans_bytes %llu for %llu retransmits", i,
+		      (unsigned long long)e->retrans_bytes,
+		      (unsigned long long)e->retransmits);
+	}
+	for (i = 0; i < 2; i++) {
 		srd_engine_counters(a->n[i]->eng, &ca);
 		srd_engine_counters(b->n[i]->eng, &cb);
 		CHECK(!memcmp(&ca, &cb, sizeof(ca)),
@@ -2553,7 +2562,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, restart_challenges),
+	      offsetof(struct srd_counters, retrans_bytes),
 	      "first and last");
 }
 
