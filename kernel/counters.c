@@ -27,7 +27,38 @@ static char srd_dev_names[SRD_NUM_COUNTERS][32];
  */
 static char srd_engine_names[SRD_ENGINE_NUM_COUNTERS][32];
 
-#define SRD_ALL_COUNTERS	(SRD_NUM_COUNTERS + SRD_ENGINE_NUM_COUNTERS)
+/*
+ * Last, EFA's counters that softsrd's own add up to: named as the EFA
+ * driver names them, meaning what they mean there (docs/architecture.md).
+ */
+enum srd_efa_counter {
+	SRD_EFA_RX_DROPS,
+	SRD_EFA_RETRANS_BYTES,
+	SRD_EFA_RETRANS_PKTS,
+	SRD_EFA_RETRANS_TIMEOUT_EVENTS,
+	SRD_EFA_UNRESPONSIVE_REMOTE_EVENTS,
+	SRD_EFA_NUM_COUNTERS
+};
+
+static const char *const srd_efa_names[SRD_EFA_NUM_COUNTERS] = {
+	[SRD_EFA_RX_DROPS] = "rx_drops",
+	[SRD_EFA_RETRANS_BYTES] = "retrans_bytes",
+	[SRD_EFA_RETRANS_PKTS] = "retrans_pkts",
+	[SRD_EFA_RETRANS_TIMEOUT_EVENTS] = "retrans_timeout_events",
+	[SRD_EFA_UNRESPONSIVE_REMOTE_EVENTS] = "unresponsive_remote_events",
+};
+
+/* The device's counters of packets that reached it and were dropped. */
+static const enum srd_counter srd_dev_rx_drops[] = {
+	SRD_CNT_RX_DROP_BAD_HDR, SRD_CNT_RX_DROP_NO_QP,
+	SRD_CNT_RX_DROP_QP_STATE, SRD_CNT_RX_DROP_QKEY,
+	SRD_CNT_RX_DROP_NO_RECV, SRD_CNT_RX_DROP_TOO_LONG,
+	SRD_CNT_RX_DROP_INGRESS, SRD_CNT_SRD_RX_DROP_NO_PEER,
+};
+
+#define SRD_ENGINE_BASE		SRD_NUM_COUNTERS
+#define SRD_EFA_BASE		(SRD_ENGINE_BASE + SRD_ENGINE_NUM_COUNTERS)
+#define SRD_ALL_COUNTERS	(SRD_EFA_BASE + SRD_EFA_NUM_COUNTERS)
 
 /*
  * What rdma_alloc_hw_stats_struct() takes: descriptors (5.16+), or before
@@ -62,16 +93,63 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 {
 	struct srd_dev *sdev = to_sdev(ibdev);
 	struct srd_counters ec;
+	unsigned int d;
+	u64 *v;
 	int i;
 
 	for (i = 0; i < SRD_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
 	srd_transport_counters(sdev, &ec);
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++)
-		stats->value[SRD_NUM_COUNTERS + i] =
+		stats->value[SRD_ENGINE_BASE + i] =
 			*(const u64 *)((const u8 *)&ec +
 				       srd_counter_descs[i].offset);
+
+	/* Dropped by the device or by the SRD engine's checks. */
+	v = &stats->value[SRD_EFA_BASE];
+	v[SRD_EFA_RX_DROPS] = ec.rx_drop_bad_hdr + ec.rx_drop_stale_epoch +
+			      ec.rx_drop_out_of_window + ec.rx_drop_unsolicited;
+	for (d = 0; d < ARRAY_SIZE(srd_dev_rx_drops); d++)
+		v[SRD_EFA_RX_DROPS] += stats->value[srd_dev_rx_drops[d]];
+	v[SRD_EFA_RETRANS_BYTES] = ec.retrans_bytes;
+	v[SRD_EFA_RETRANS_PKTS] = ec.retransmits;
+	v[SRD_EFA_RETRANS_TIMEOUT_EVENTS] = ec.rto_expired;
+	v[SRD_EFA_UNRESPONSIVE_REMOTE_EVENTS] = ec.peer_unreachable;
 	return SRD_ALL_COUNTERS;
+}
+
+/*
+ * A send-queue work request the device processed, as EFA's counters count
+ * it: every one of its kind, the bytes of those that succeeded, and for
+ * RDMA those that failed.  A SEND has no error counter on EFA.
+ */
+void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len)
+{
+	bool ok = status == IB_WC_SUCCESS;
+
+	switch (wqe_opcode) {
+	case SRD_WQE_SEND:
+	case SRD_WQE_SEND_WITH_IMM:
+		srd_count_one(sdev, SRD_CNT_SEND_WRS);
+		if (ok)
+			srd_count(sdev, SRD_CNT_SEND_BYTES, len);
+		break;
+	case SRD_WQE_RDMA_READ:
+		srd_count_one(sdev, SRD_CNT_RDMA_READ_WRS);
+		if (ok)
+			srd_count(sdev, SRD_CNT_RDMA_READ_BYTES, len);
+		else
+			srd_count_one(sdev, SRD_CNT_RDMA_READ_WR_ERR);
+		break;
+	case SRD_WQE_RDMA_WRITE:
+	case SRD_WQE_RDMA_WRITE_WITH_IMM:
+		srd_count_one(sdev, SRD_CNT_RDMA_WRITE_WRS);
+		if (ok)
+			srd_count(sdev, SRD_CNT_RDMA_WRITE_BYTES, len);
+		else
+			srd_count_one(sdev, SRD_CNT_RDMA_WRITE_WR_ERR);
+		break;
+	}
 }
 
 /* The names of every counter, in the order get_hw_stats fills them. */
@@ -88,6 +166,8 @@ void srd_counters_init(void)
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
 		snprintf(srd_engine_names[i], sizeof(srd_engine_names[i]), "srd_%s",
 			 srd_counter_descs[i].name);
-		SRD_SET_NAME(SRD_NUM_COUNTERS + i, srd_engine_names[i]);
+		SRD_SET_NAME(SRD_ENGINE_BASE + i, srd_engine_names[i]);
 	}
+	for (i = 0; i < SRD_EFA_NUM_COUNTERS; i++)
+		SRD_SET_NAME(SRD_EFA_BASE + i, srd_efa_names[i]);
 }

@@ -5,7 +5,9 @@
  * list (SRD_CNT_ID) and counters.c the names (id, in lower case), so the
  * two cannot disagree.  docs/architecture.md says what each counts; a
  * host test fails while one is missing there.  No include guard: it is
- * included once per use, with SRD_COUNTER defined.
+ * included once per use, with SRD_COUNTER defined.  A name the EFA
+ * driver also has (tx_bytes, send_wrs, rdma_read_bytes, ...) counts what
+ * EFA's counts: one name, one meaning (docs/architecture.md, "Counters").
  */
 
 /* Live objects: they return to their baseline when all is freed. */
@@ -15,12 +17,18 @@ SRD_COUNTER(QPS)
 SRD_COUNTER(MRS)
 SRD_COUNTER(AHS)
 /* Events, monotonic. */
+/* UD datagrams sent. */
 SRD_COUNTER(TX_PACKETS)
+/* Every packet the device sent, UD or SRD, and its bytes (EFA's). */
+SRD_COUNTER(TX_PKTS)
 SRD_COUNTER(TX_BYTES)
 SRD_COUNTER(TX_ERRORS)
 /* Outgoing packets whose buffer did not come from a page pool (txbuf.c). */
 SRD_COUNTER(TX_BUF_FALLBACKS)
+/* UD datagrams and SRD messages taken by a receive. */
 SRD_COUNTER(RX_PACKETS)
+/* Every packet that reached the device, and its bytes (EFA's). */
+SRD_COUNTER(RX_PKTS)
 SRD_COUNTER(RX_BYTES)
 SRD_COUNTER(RX_DROP_BAD_HDR)
 SRD_COUNTER(RX_DROP_NO_QP)
@@ -53,3 +61,20 @@ SRD_COUNTER(RDMA_RKEY_INVALID)
 SRD_COUNTER(RDMA_RKEY_PD)
 SRD_COUNTER(RDMA_RKEY_ACCESS)
 SRD_COUNTER(RDMA_RKEY_RANGE)
+/*
+ * EFA's message and RDMA counters.  Send-queue work requests the device
+ * processed, by kind, and the bytes of those that succeeded; receives a
+ * SEND completed; bytes this device served as an RDMA responder.
+ */
+SRD_COUNTER(SEND_WRS)
+SRD_COUNTER(SEND_BYTES)
+SRD_COUNTER(RECV_WRS)
+SRD_COUNTER(RECV_BYTES)
+SRD_COUNTER(RDMA_READ_WRS)
+SRD_COUNTER(RDMA_READ_BYTES)
+SRD_COUNTER(RDMA_READ_WR_ERR)
+SRD_COUNTER(RDMA_READ_RESP_BYTES)
+SRD_COUNTER(RDMA_WRITE_WRS)
+SRD_COUNTER(RDMA_WRITE_BYTES)
+SRD_COUNTER(RDMA_WRITE_WR_ERR)
+SRD_COUNTER(RDMA_WRITE_RECV_BYTES)

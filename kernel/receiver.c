@@ -203,7 +203,11 @@ void srd_receiver_recv_done(struct srd_recv_msg *msg)
 		goto out;
 	}
 	srd_count_one(sdev, SRD_CNT_RX_PACKETS);
-	srd_count(sdev, SRD_CNT_RX_BYTES, msg->len);
+	/* A WRITE_WITH_IMM's bytes are rdma_write_recv_bytes (responder.c). */
+	if (msg->opcode == SRD_CQE_RECV) {
+		srd_count_one(sdev, SRD_CNT_RECV_WRS);
+		srd_count(sdev, SRD_CNT_RECV_BYTES, msg->len);
+	}
 	/* A QP being destroyed completes nothing more. */
 	if (READ_ONCE(qp->sq_dead))
 		goto out;

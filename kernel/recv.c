@@ -150,7 +150,8 @@ static void srd_ud_deliver(struct srd_qp *qp, const struct srd_recv_ctx *ctx)
 	srd_complete_recv(qp, wr_id, SRD_CQE_RECV,
 			  SRD_GRH_BYTES + ctx->payload_len, &from);
 	srd_count_one(sdev, SRD_CNT_RX_PACKETS);
-	srd_count(sdev, SRD_CNT_RX_BYTES, ctx->payload_len);
+	srd_count_one(sdev, SRD_CNT_RECV_WRS);
+	srd_count(sdev, SRD_CNT_RECV_BYTES, ctx->payload_len);
 out:
 	spin_unlock_bh(&qp->rq_lock);
 }

@@ -306,7 +306,8 @@ void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st)
 	struct srd_qp *qp = msg->qp;
 	u64 wr_id = msg->wr_id;
 	u32 len = msg->len, verr;
-	u8 opcode = srd_wqe_cqe_opcode(msg->opcode), status;
+	u8 wqe_opcode = msg->opcode, status;
+	u8 opcode = srd_wqe_cqe_opcode(wqe_opcode);
 	bool post;
 
 	srd_comp_status_to_wc(st, &status, &verr);
@@ -319,6 +320,7 @@ void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st)
 	post = (status != IB_WC_SUCCESS || msg->signaled) &&
 	       !READ_ONCE(qp->sq_dead);
 	srd_requester_free(msg);
+	srd_count_sq_wr(qp->sdev, wqe_opcode, status, len);
 
 	/*
 	 * Room in the SQ, before the completion says so: a program that

@@ -30,6 +30,8 @@ static void srd_responder_free(struct srd_rdma_target *t)
  */
 void srd_responder_finish(struct srd_rdma_target *t, bool done)
 {
+	if (done && t->in.kind == SRD_MSG_WRITE)
+		srd_count(t->qp->sdev, SRD_CNT_RDMA_WRITE_RECV_BYTES, t->len);
 	if (t->imm && done)
 		srd_receiver_recv_done(t->imm);
 	else if (t->imm)
@@ -176,5 +178,9 @@ int srd_responder_gather(struct srd_inbound *in, u32 offset, u8 *dst,
 /* The READ_RESP of @in is over: sent and ACKed, or failed. */
 void srd_responder_done(struct srd_inbound *in, enum srd_comp_status st)
 {
-	srd_responder_free(srd_inbound_rdma(in));
+	struct srd_rdma_target *t = srd_inbound_rdma(in);
+
+	if (st == SRD_COMP_OK)
+		srd_count(t->qp->sdev, SRD_CNT_RDMA_READ_RESP_BYTES, t->len);
+	srd_responder_free(t);
 }

@@ -137,7 +137,6 @@ static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		return;
 	}
 	srd_count_one(sdev, SRD_CNT_TX_PACKETS);
-	srd_count(sdev, SRD_CNT_TX_BYTES, len);
 }
 
 /*
@@ -244,6 +243,9 @@ static void srd_sq_process(struct srd_qp *qp)
 		srd_sq_publish(qp);
 
 		/* An SRD send in flight completes later, from the transport. */
+		if (!qp->is_srd || res.status != IB_WC_SUCCESS)
+			srd_count_sq_wr(qp->sdev, wqe->opcode, res.status,
+					res.byte_len);
 		if (res.status != IB_WC_SUCCESS ||
 		    (!qp->is_srd &&
 		     ((wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all))) {

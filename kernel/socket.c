@@ -102,6 +102,9 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	sdev = srd_dev_get_by_gid(sock_net(sk), &dgid);
 	if (!sdev)
 		goto drop;
+	/* Every datagram for the device, whether it then takes it or not. */
+	srd_count_one(sdev, SRD_CNT_RX_PKTS);
+	srd_count(sdev, SRD_CNT_RX_BYTES, skb->len - sizeof(struct udphdr));
 	/*
 	 * An IPv6 source that is IPv4-mapped names an IPv4 sender that did
 	 * not send it (and passes no IPv4 rp_filter): dropped, as TCP does.
@@ -320,6 +323,7 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port)
 {
 	struct srd_net *snet = sdev->snet;
+	unsigned int len = skb->len;
 	struct dst_entry *dst;
 	struct flowi4 fl4;
 	struct flowi6 fl6;
@@ -350,7 +354,7 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 					fl4.daddr, 0, ip4_dst_hoplimit(&rt->dst),
 					htons(IP_DF), htons(src_port),
 					htons(srd_udp_port), false, false);
-		return 0;
+		goto sent;
 	}
 
 	dst = srd_route6(sdev, sgid, dgid, src_port, &fl6);
@@ -368,6 +372,10 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	srd_udp_tunnel6_xmit_skb(dst, snet->sock6->sk, skb, NULL, &fl6.saddr,
 				 &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
 				 htons(src_port), htons(srd_udp_port), false);
+sent:
+	/* The device's packets and bytes (SRD header and payload), as EFA's. */
+	srd_count_one(sdev, SRD_CNT_TX_PKTS);
+	srd_count(sdev, SRD_CNT_TX_BYTES, len);
 	return 0;
 
 err_free:

@@ -669,6 +669,7 @@ void srd_txbuf_exit(void);
 
 /* counters.c */
 void srd_counters_init(void);
+void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len);
 struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev);
 struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
