@@ -56,9 +56,23 @@ static const enum srd_counter srd_dev_rx_drops[] = {
 	SRD_CNT_RX_DROP_INGRESS, SRD_CNT_SRD_RX_DROP_NO_PEER,
 };
 
-#define SRD_ENGINE_BASE		SRD_NUM_COUNTERS
+/*
+ * The order shown: the device's counters up to the verbs' failures, the
+ * engine's, EFA's sums; that much for a port (EFA's port counters among
+ * them), and for the device the verbs' failures after it (EFA's device
+ * counters, which EFA too shows for the device alone).  Netlink's reply
+ * to "rdma statistic show link DEV/1" holds a port's in one message of
+ * about a page, which a few more counters would overflow.
+ */
+#define SRD_FIRST_VERB_ERR	SRD_CNT_ALLOC_PD_ERR
+#define SRD_NUM_VERB_ERRS	(SRD_NUM_COUNTERS - SRD_FIRST_VERB_ERR)
+#define SRD_ENGINE_BASE		SRD_FIRST_VERB_ERR
 #define SRD_EFA_BASE		(SRD_ENGINE_BASE + SRD_ENGINE_NUM_COUNTERS)
-#define SRD_ALL_COUNTERS	(SRD_EFA_BASE + SRD_EFA_NUM_COUNTERS)
+#define SRD_PORT_COUNTERS	(SRD_EFA_BASE + SRD_EFA_NUM_COUNTERS)
+#define SRD_VERB_ERR_BASE	SRD_PORT_COUNTERS
+#define SRD_ALL_COUNTERS	(SRD_VERB_ERR_BASE + SRD_NUM_VERB_ERRS)
+static_assert(SRD_NUM_COUNTERS - SRD_CNT_MMAP_ERR == 1,
+	      "the verbs' failures are counters.h's last");
 
 /*
  * What rdma_alloc_hw_stats_struct() takes: descriptors (5.16+), or before
@@ -79,13 +93,14 @@ struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev)
 }
 
 /*
- * One port: its counters are the device's, shown by "rdma statistic" and
- * in ports/1/hw_counters as well as in the device's hw_counters.
+ * One port: the device's counters but the verbs' failures, shown by
+ * "rdma statistic" and in ports/1/hw_counters.
  */
 struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port)
 {
-	return srd_alloc_hw_device_stats(ibdev);
+	return rdma_alloc_hw_stats_struct(srd_all_descs, SRD_PORT_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
 int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
@@ -97,7 +112,7 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	u64 *v;
 	int i;
 
-	for (i = 0; i < SRD_NUM_COUNTERS; i++)
+	for (i = 0; i < SRD_FIRST_VERB_ERR; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
 	srd_transport_counters(sdev, &ec);
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++)
@@ -115,6 +130,11 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	v[SRD_EFA_RETRANS_PKTS] = ec.retransmits;
 	v[SRD_EFA_RETRANS_TIMEOUT_EVENTS] = ec.rto_expired;
 	v[SRD_EFA_UNRESPONSIVE_REMOTE_EVENTS] = ec.peer_unreachable;
+	if (port)
+		return SRD_PORT_COUNTERS;
+	for (i = 0; i < SRD_NUM_VERB_ERRS; i++)
+		stats->value[SRD_VERB_ERR_BASE + i] =
+			atomic64_read(&sdev->counters[SRD_FIRST_VERB_ERR + i]);
 	return SRD_ALL_COUNTERS;
 }
 
@@ -161,7 +181,9 @@ void srd_counters_init(void)
 		strscpy(srd_dev_names[i], srd_dev_counter_ids[i],
 			sizeof(srd_dev_names[i]));
 		string_lower(srd_dev_names[i], srd_dev_names[i]);
-		SRD_SET_NAME(i, srd_dev_names[i]);
+		SRD_SET_NAME(i < SRD_FIRST_VERB_ERR ? i :
+			     SRD_VERB_ERR_BASE + i - SRD_FIRST_VERB_ERR,
+			     srd_dev_names[i]);
 	}
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++) {
 		snprintf(srd_engine_names[i], sizeof(srd_engine_names[i]), "srd_%s",

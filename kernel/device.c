@@ -252,16 +252,69 @@ static void srd_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The verbs whose failures EFA's device counters count (alloc_pd_err,
+ * ...): each error a verb returns, counted here around it.
+ */
+static int srd_counted(struct ib_device *ibdev, enum srd_counter c, int err)
+{
+	if (err)
+		srd_count_one(to_sdev(ibdev), c);
+	return err;
+}
+
+static int srd_alloc_pd_op(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return srd_counted(ibpd->device, SRD_CNT_ALLOC_PD_ERR,
+			   srd_alloc_pd(ibpd, udata));
+}
+
+static int srd_alloc_ucontext_op(struct ib_ucontext *ibuc,
+				 struct ib_udata *udata)
+{
+	return srd_counted(ibuc->device, SRD_CNT_ALLOC_UCONTEXT_ERR,
+			   srd_alloc_ucontext(ibuc, udata));
+}
+
+static int srd_create_ah_op(struct ib_ah *ibah,
+			    struct rdma_ah_init_attr *init_attr,
+			    struct ib_udata *udata)
+{
+	return srd_counted(ibah->device, SRD_CNT_CREATE_AH_ERR,
+			   srd_create_ah(ibah, init_attr, udata));
+}
+
+static int srd_create_qp_op(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata)
+{
+	return srd_counted(ibqp->device, SRD_CNT_CREATE_QP_ERR,
+			   srd_create_qp(ibqp, init, udata));
+}
+
+static int srd_mmap_op(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	return srd_counted(uctx->device, SRD_CNT_MMAP_ERR,
+			   srd_mmap(uctx, vma));
+}
+
 /* ib_core passes create_cq an attribute bundle since 6.11 or so. */
 #ifdef HAVE_CREATE_CQ_ATTR_BUNDLE
 static int srd_create_cq_op(struct ib_cq *ibcq,
 			    const struct ib_cq_init_attr *attr,
 			    struct uverbs_attr_bundle *attrs)
 {
-	return srd_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+	return srd_counted(ibcq->device, SRD_CNT_CREATE_CQ_ERR,
+			   srd_create_cq(ibcq, attr,
+					 attrs ? &attrs->driver_udata : NULL));
 }
 #else
-#define srd_create_cq_op srd_create_cq
+static int srd_create_cq_op(struct ib_cq *ibcq,
+			    const struct ib_cq_init_attr *attr,
+			    struct ib_udata *udata)
+{
+	return srd_counted(ibcq->device, SRD_CNT_CREATE_CQ_ERR,
+			   srd_create_cq(ibcq, attr, udata));
+}
 #endif
 
 const struct ib_device_ops srd_dev_ops = {
@@ -271,12 +324,12 @@ const struct ib_device_ops srd_dev_ops = {
 
 	.alloc_hw_device_stats = srd_alloc_hw_device_stats,
 	.alloc_hw_port_stats = srd_alloc_hw_port_stats,
-	.alloc_pd = srd_alloc_pd,
-	.alloc_ucontext = srd_alloc_ucontext,
-	.create_ah = srd_create_ah,
+	.alloc_pd = srd_alloc_pd_op,
+	.alloc_ucontext = srd_alloc_ucontext_op,
+	.create_ah = srd_create_ah_op,
 	.create_cq = srd_create_cq_op,
-	.create_qp = srd_create_qp,
-	.create_user_ah = srd_create_ah,
+	.create_qp = srd_create_qp_op,
+	.create_user_ah = srd_create_ah_op,
 	.dealloc_driver = srd_dealloc_driver,
 	.dealloc_pd = srd_dealloc_pd,
 	.dealloc_ucontext = srd_dealloc_ucontext,
@@ -290,7 +343,7 @@ const struct ib_device_ops srd_dev_ops = {
 	.get_hw_stats = srd_get_hw_stats,
 	.get_link_layer = srd_get_link_layer,
 	.get_port_immutable = srd_get_port_immutable,
-	.mmap = srd_mmap,
+	.mmap = srd_mmap_op,
 	.mmap_free = srd_mmap_free,
 	.modify_qp = srd_modify_qp,
 	.post_recv = srd_post_recv,

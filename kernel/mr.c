@@ -72,8 +72,9 @@ static void srd_mr_release_work(struct work_struct *work)
 	srd_mr_release(container_of(work, struct srd_mr, release_work));
 }
 
-struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			      u64 iova, int access, struct ib_udata *udata)
+static struct ib_mr *srd_reg_user_mr_do(struct ib_pd *ibpd, u64 start,
+					u64 length, u64 iova, int access,
+					struct ib_udata *udata)
 {
 	struct srd_dev *sdev = to_sdev(ibpd->device);
 	struct srd_mr *mr;
@@ -144,6 +145,17 @@ err_count:
 	return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 }
 
+struct ib_mr *srd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct ib_mr *mr = srd_reg_user_mr_do(ibpd, start, length, iova,
+					      access, udata);
+
+	if (IS_ERR(mr))
+		srd_count_one(to_sdev(ibpd->device), SRD_CNT_REG_MR_ERR);
+	return mr;
+}
+
 /*
  * Never waits for the messages that hold @ibmr: a remote peer decides
  * how long those live, and dereg and process exit must not wait on it.
@@ -158,8 +170,10 @@ struct ib_mr *srd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length,
 				 u64 iova, int access, struct ib_dmah *dmah,
 				 struct ib_udata *udata)
 {
-	if (dmah)
+	if (dmah) {
+		srd_count_one(to_sdev(ibpd->device), SRD_CNT_REG_MR_ERR);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	return srd_reg_user_mr(ibpd, start, length, iova, access, udata);
 }
 #endif

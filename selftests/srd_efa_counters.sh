@@ -29,6 +29,9 @@ EFA_PORT_COUNTERS=(tx_bytes tx_pkts rx_bytes rx_pkts rx_drops send_bytes
 	rdma_read_wr_err rdma_read_resp_bytes rdma_write_wrs rdma_write_bytes
 	rdma_write_wr_err rdma_write_recv_bytes retrans_bytes retrans_pkts
 	retrans_timeout_events unresponsive_remote_events)
+# EFA's device counters softsrd has: its verbs' failures.
+EFA_DEVICE_COUNTERS=(alloc_pd_err create_qp_err create_cq_err reg_mr_err
+	alloc_ucontext_err create_ah_err mmap_err)
 
 # Exclusive mode can be set only while no other namespace exists, and the
 # namespaces of earlier tests may still be on their way out.
@@ -246,6 +249,32 @@ garbage() {
 	expect_delta "3 datagrams of garbage" "$sb0" "$sb1" rx_drops 3
 }
 
+# devsnap DEV: the device's own counters (EFA's device counters are not
+# a port's), "name value" a line, from the device's namespace's sysfs.
+devsnap() {
+	(cd "/sys/class/infiniband/$1/hw_counters" && grep -H . -- *_err) | tr : ' '
+}
+
+# verb_errors: a CQ, a QP and an MR the kernel refuses, made by a program
+# in NS_A, each count once in EFA's device counter for it.
+verb_errors() {
+	local sa0 sa1 c
+	if ! /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
+		echo "# no python3-pyverbs: the verbs' *_err counters are not exercised"
+		return
+	fi
+	sa0=$(devsnap "$DEV_A")
+	try ip netns exec "$NS_A" /usr/bin/python3 "$SRD_TOP/selftests/srd_verb_errors.py" "$DEV_A" ||
+		fail "srd_verb_errors.py: a verb was not refused"
+	sa1=$(devsnap "$DEV_A")
+	for c in create_cq_err create_qp_err reg_mr_err; do
+		expect_delta "refused verbs" "$sa0" "$sa1" "$c" 1
+	done
+	for c in alloc_pd_err alloc_ucontext_err create_ah_err mmap_err; do
+		expect_delta "refused verbs" "$sa0" "$sa1" "$c" 0
+	done
+}
+
 # 1. Shared mode: EFA's names in init_net's sysfs, both places; inside the
 # namespace, over netlink.
 dmesg_mark
@@ -256,7 +285,14 @@ for c in "${EFA_PORT_COUNTERS[@]}"; do
 	[ -e "/sys/class/infiniband/$DEV_A/hw_counters/$c" ] ||
 		fail "no hw_counters/$c for $DEV_A"
 done
-echo "ok: the ${#EFA_PORT_COUNTERS[@]} EFA port counters are in $DEV_A's hw_counters"
+for c in "${EFA_DEVICE_COUNTERS[@]}"; do
+	[ -e "/sys/class/infiniband/$DEV_A/hw_counters/$c" ] ||
+		fail "no hw_counters/$c for $DEV_A"
+	# As on EFA, a device counter, not a port's.
+	[ ! -e "/sys/class/infiniband/$DEV_A/ports/1/hw_counters/$c" ] ||
+		fail "$DEV_A's ports/1/hw_counters has $c"
+done
+echo "ok: the ${#EFA_PORT_COUNTERS[@]} EFA port counters and ${#EFA_DEVICE_COUNTERS[@]} device counters are in $DEV_A's hw_counters"
 if ip netns exec "$NS_A" test -e "/sys/class/infiniband/$DEV_A/ports/1/hw_counters"; then
 	echo "# shared mode: $NS_A's sysfs has $DEV_A's ports/1/hw_counters"
 else
@@ -265,6 +301,7 @@ fi
 READ=netlink
 traffic
 garbage
+verb_errors
 retrans
 unresponsive
 
