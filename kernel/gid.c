@@ -29,7 +29,7 @@ static int srd_gid_collect(struct net_device *ndev, union ib_gid *out,
 		in_dev_for_each_ifa_rcu(ifa, in_dev) {
 			if (n < max)
 				ipv6_addr_set_v4mapped(ifa->ifa_local,
-					(struct in6_addr *)out[n].raw);
+						       (struct in6_addr *)out[n].raw);
 			n++;
 		}
 	}

@@ -310,17 +310,19 @@ u32 srd_mr_check(struct srd_mr *mr, struct ib_pd *pd, u64 iova, u32 len,
 }
 
 /*
- * Walk [@iova, @iova + @len) of @mr, which srd_mr_check() accepted, one
- * page-bounded chunk at a time.
+ * The page-bounded chunk of [@iova, @iova + @len) of @mr, which
+ * srd_mr_check() accepted, that starts @done bytes in: its page
+ * (*@page), its offset in that page (*@poff) and, returned, its length.
  */
-#define srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done)	\
-	for ((done) = 0;						\
-	     (done) < (len) &&						\
-	     ((poff) = (iova) - (mr)->iova + (mr)->page_offset + (done),	\
-	      (page) = (mr)->pages[(poff) >> PAGE_SHIFT],		\
-	      (poff) &= ~PAGE_MASK,					\
-	      (n) = min_t(u64, (len) - (done), PAGE_SIZE - (poff)), 1);	\
-	     (done) += (n))
+static u64 srd_mr_chunk(const struct srd_mr *mr, u64 iova, u32 len,
+			u64 done, struct page **page, u64 *poff)
+{
+	u64 off = iova - mr->iova + mr->page_offset + done;
+
+	*page = mr->pages[off >> PAGE_SHIFT];
+	*poff = off & ~PAGE_MASK;
+	return min_t(u64, len - done, PAGE_SIZE - *poff);
+}
 
 void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len)
 {
@@ -328,7 +330,8 @@ void srd_mr_read(struct srd_mr *mr, u64 iova, void *dst, u32 len)
 	u64 poff, n, done;
 	void *va;
 
-	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+	for (done = 0; done < len; done += n) {
+		n = srd_mr_chunk(mr, iova, len, done, &page, &poff);
 		va = kmap_local_page(page);
 		memcpy(dst + done, va + poff, n);
 		kunmap_local(va);
@@ -344,7 +347,8 @@ int srd_mr_write(struct srd_mr *mr, u64 iova, const void *src, u32 len)
 
 	if (!srd_mr_live(mr))
 		return -EACCES;
-	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+	for (done = 0; done < len; done += n) {
+		n = srd_mr_chunk(mr, iova, len, done, &page, &poff);
 		va = kmap_local_page(page);
 		memcpy(va + poff, src + done, n);
 		kunmap_local(va);
@@ -363,7 +367,8 @@ int srd_mr_write_skb(struct srd_mr *mr, u64 iova, const struct sk_buff *skb,
 
 	if (!srd_mr_live(mr))
 		return -EACCES;
-	srd_mr_for_each_chunk(mr, iova, len, page, poff, n, done) {
+	for (done = 0; done < len; done += n) {
+		n = srd_mr_chunk(mr, iova, len, done, &page, &poff);
 		va = kmap_local_page(page);
 		err = skb_copy_bits(skb, offset + done, va + poff, n);
 		kunmap_local(va);

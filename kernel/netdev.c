@@ -56,8 +56,8 @@ static int srd_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		srd_dev_port_event(sdev, netif_running(ndev) &&
-					 netif_carrier_ok(ndev) ?
+		srd_dev_port_event(sdev,
+				   netif_running(ndev) && netif_carrier_ok(ndev) ?
 				   IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 		break;
 	default:

@@ -42,6 +42,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <linux/hrtimer.h>
+#include <linux/sizes.h>
 #include <rdma/srd-abi.h>
 
 #include "compat.h"
@@ -78,14 +79,14 @@
 #define SRD_MAX_RECV_SGE	16
 #define SRD_MAX_RDMA_SGE	16
 #define SRD_MAX_INLINE_BYTES	256
-#define SRD_DEV_MAX_MSG_BYTES	(1U << 20)
+#define SRD_DEV_MAX_MSG_BYTES	SZ_1M
 /*
  * The SRD message EFA reports as its port's max_msg_sz (its MTU, 8928 on
  * current hardware), whatever the host's MTU: the efa profiles report it
  * too and segment below it (docs/protocol.md, "Limits profiles").
  */
 #define SRD_EFA_MAX_MSG_BYTES	8928
-#define SRD_MAX_MR_BYTES	(1ULL << 40)
+#define SRD_MAX_MR_BYTES	SZ_1T
 
 /*
  * What ibv_query_device reports as the vendor: softsrd's own numbers, not
@@ -162,7 +163,7 @@ struct srd_dev {
 	/* On srd_devices, under srd_devices_lock. */
 	struct list_head list;
 
-	spinlock_t gid_lock;
+	spinlock_t gid_lock;		/* (BH) gids[] */
 	struct srd_gid_entry gids[SRD_GID_TBL_LEN];
 	struct work_struct gid_work;
 	bool gid_overflow_logged;
@@ -318,7 +319,7 @@ static inline struct srd_mr *to_smr(struct ib_mr *ibmr)
 struct srd_cq {
 	struct ib_cq ibcq;
 	struct srd_dev *sdev;
-	spinlock_t lock;
+	spinlock_t lock;		/* irqsave: see above */
 	struct srd_ring *ring;
 	u32 prod;			/* the kernel's copy, authoritative */
 	u32 cqn;
@@ -396,8 +397,8 @@ struct srd_qp {
 	refcount_t ref;
 	struct completion released;
 
-	struct mutex sq_mutex;
-	spinlock_t rq_lock;
+	struct mutex sq_mutex;		/* the SQ's processing: see above */
+	spinlock_t rq_lock;		/* (BH) the RQ's consumption, state */
 	enum ib_qp_state state;
 	u32 qkey;
 	bool sq_sig_all;

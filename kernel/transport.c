@@ -56,7 +56,7 @@ struct srd_kpeer {
 	union ib_gid dgid;		/* the remote device's */
 	u16 port_salt;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* (BH) every engine call for it, dead */
 	bool dead;
 	struct sk_buff_head txq;	/* built under lock, to send after it */
 	struct srd_peer *peer;		/* the engine's */
@@ -70,7 +70,7 @@ struct srd_transport {
 	struct srd_dev *sdev;
 	struct srd_engine *engine;
 	u32 n_paths;
-	spinlock_t peers_lock;
+	spinlock_t peers_lock;		/* (BH) peers, peer_list: see above */
 	DECLARE_HASHTABLE(peers, 8);
 	u32 hash_seed;			/* of peers' buckets: random */
 	struct list_head peer_list;
