@@ -143,8 +143,10 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	 */
 	if (!cfg->cc_target_us && delay_us > target)
 		target += fs_us(cc, cfg);
-	/* New data ACKed and no needless retransmission reported: a cut
-	 * before this stands. */
+	/*
+	 * New data ACKed and no needless retransmission reported: a cut
+	 * before this stands.
+	 */
 	cc->cwnd_undo = 0;
 	if (!rtt->min_us || delay_us <= target) {
 		/*

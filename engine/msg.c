@@ -392,12 +392,13 @@ static enum srd_rx_data_verdict place(struct srd_peer *peer,
 				      uint8_t *reason)
 {
 	const struct srd_ops *ops = peer->eng->ops;
+	bool is_resp = p->opcode == SRD_WOP_READ_RESP;
 	struct srd_rx_payload pl;
 	struct srd_tx_msg *m = NULL;
 	uint32_t seg;
 
 	if (p->msg_len != s->msg_len || p->seg_bytes != s->seg_bytes ||
-	    s->is_resp != (p->opcode == SRD_WOP_READ_RESP)) {
+	    s->is_resp != is_resp) {
 		peer->ctr.rx_drop_bad_hdr++;
 		return SRD_RXD_DROP;
 	}

@@ -77,8 +77,10 @@ uint32_t srd_path_select_rest(struct srd_peer *peer, uint64_t now_us,
 		i = 0;
 		idx = start;
 	}
-	/* Nothing usable: every path avoided.  Use the one whose avoidance
-	 * ends first, as its probe; the alternative is not to send at all. */
+	/*
+	 * Nothing usable: every path avoided.  Use the one whose avoidance
+	 * ends first, as its probe; the alternative is not to send at all.
+	 */
 	for (i = 0; i < n; i++) {
 		if (i == exclude)
 			continue;

@@ -340,7 +340,8 @@ struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
 	peer->rx_stall_check_us = SRD_NO_DEADLINE;
 	peer->deadline_us = SRD_NO_DEADLINE;
-	peer->snd_nxt = peer->snd_una = eng->ops->random_u32(eng->os);
+	peer->snd_una = eng->ops->random_u32(eng->os);
+	peer->snd_nxt = peer->snd_una;
 	peer->path_rr = eng->ops->random_u32(eng->os) % c->n_paths;
 	srd_rtt_init(&peer->rtt, c);
 	srd_cc_init(&peer->cc, c);
@@ -388,8 +389,10 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 	if (peer->state == SRD_PEER_ESTABLISHED) {
 		if (epoch == peer->remote_epoch)
 			return;
-		/* The remote restarted: nothing of its old incarnation
-		 * survives, in either direction. */
+		/*
+		 * The remote restarted: nothing of its old incarnation
+		 * survives, in either direction.
+		 */
 		peer->ctr.peer_restarts++;
 		SRD_TRACE(peer, SRD_EV_RESTART, 0, 0, 0, 0, 0, epoch,
 			  peer->remote_epoch);
@@ -397,7 +400,8 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 			peer->remote_epoch;
 		srd_tx_fail_all(peer, SRD_COMP_PEER_RESTARTED, false);
 		srd_tx_reset_packets(peer);
-		peer->snd_nxt = peer->snd_una = peer->eng->ops->random_u32(peer->eng->os);
+		peer->snd_una = peer->eng->ops->random_u32(peer->eng->os);
+		peer->snd_nxt = peer->snd_una;
 		srd_rx_reset(peer);
 		srd_cc_init(&peer->cc, &peer->eng->cfg);
 	}

@@ -120,7 +120,8 @@ void srd_tx_queue_fail(struct srd_peer *peer, enum srd_comp_status st,
 	struct srd_tx_msg *h = peer->pending_head, *m, *next, *next_h;
 
 	/* The flows that stay are linked again, in their order. */
-	peer->pending_head = peer->pending_tail = NULL;
+	peer->pending_head = NULL;
+	peer->pending_tail = NULL;
 	peer->pending_count = 0;
 	for (; h; h = next_h) {
 		next_h = h->flow_next;

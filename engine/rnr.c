@@ -81,7 +81,8 @@ void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m,
 	park(peer, m);
 	if (!pp) {
 		m->rnr_until_us = until_us;
-		m->rnr_behind = m->rnr_behind_tail = NULL;
+		m->rnr_behind = NULL;
+		m->rnr_behind_tail = NULL;
 		m->next = peer->rnr_gates;
 		peer->rnr_gates = m;
 		return;

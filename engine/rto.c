@@ -7,8 +7,10 @@
  */
 #include "srd_internal.h"
 
-/* The minimum RTT is re-learnt after this long, so a route change that
- * lengthens every path is eventually accepted as the new base. */
+/*
+ * The minimum RTT is re-learnt after this long, so a route change that
+ * lengthens every path is eventually accepted as the new base.
+ */
 #define SRD_MIN_RTT_WINDOW_US	(10u * 1000 * 1000)
 
 static uint32_t clamp_rto(const struct srd_config *cfg, uint64_t v)

@@ -246,8 +246,10 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 	if (r == SRD_RCV_NEW_OUT_OF_ORDER)
 		peer->ctr.out_of_order++;
 	if (r == SRD_RCV_TOO_OLD) {
-		/* Placed but not ACKable: the sender retransmits under a
-		 * new PSN and that copy is ACKed as a duplicate. */
+		/*
+		 * Placed but not ACKable: the sender retransmits under a
+		 * new PSN and that copy is ACKed as a duplicate.
+		 */
 		peer->ctr.rx_drop_out_of_window++;
 		return;
 	}
@@ -298,10 +300,11 @@ static void rx_on_data(struct srd_peer *peer, const struct srd_pkt *p,
 			send_ack(peer, now_us, tail_ack_copies(peer, now_us));
 		}
 	} else if (r != SRD_RCV_NEW_IN_ORDER || v == SRD_RXD_DUPLICATE ||
-		 peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us)
+		   peer->ack_pending >= cfg->ack_every_pkts || !cfg->ack_delay_us) {
 		srd_rx_send_ack(peer, now_us);
-	else if (peer->ack_due_us == SRD_NO_DEADLINE)
+	} else if (peer->ack_due_us == SRD_NO_DEADLINE) {
 		peer->ack_due_us = now_us + cfg->ack_delay_us;
+	}
 }
 
 /*

@@ -42,7 +42,8 @@ enum srd_rcv_result srd_rcv_record_any(struct srd_rcv_window *w,
 	if (!w->valid) {
 		w->valid = true;
 		w->largest = psn;
-		w->below[0] = w->below[1] = 0;
+		w->below[0] = 0;
+		w->below[1] = 0;
 		return SRD_RCV_NEW_IN_ORDER;
 	}
 	if (psn == w->largest)
@@ -50,7 +51,8 @@ enum srd_rcv_result srd_rcv_record_any(struct srd_rcv_window *w,
 	if (srd_seq_gt(psn, w->largest)) {
 		d = psn - w->largest;
 		if (d >= WBITS + 1) {
-			w->below[0] = w->below[1] = 0;
+			w->below[0] = 0;
+			w->below[1] = 0;
 		} else {
 			shift_up(w->below, d);
 			word_set(w->below, d - 1);	/* the old largest */

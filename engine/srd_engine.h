@@ -106,6 +106,7 @@ enum srd_ud_op {
 	SRD_OP_UD_SEND = 1,
 	SRD_OP_UD_SEND_WITH_IMM = 2,
 };
+
 #define SRD_WF_UD_SOLICITED		(1 << 0)
 #define SRD_HDR_UD_BYTES		24
 
@@ -171,7 +172,8 @@ enum srd_nak_reason {
 	SRD_NAK_BAD_QPN = 2,		/* no SRD QP with dst_qpn */
 	SRD_NAK_BAD_QKEY = 3,		/* qkey differs from the QP's */
 	SRD_NAK_BAD_LENGTH = 4,		/* receive buffers too small, or
-					 * msg_len above the receiver's max */
+					 * msg_len above the receiver's max
+					 */
 	SRD_NAK_REMOTE_ABORT = 5,	/* the receiving QP failed mid-message */
 	SRD_NAK_REMOTE_ACCESS = 6,	/* RDMA: the rkey check failed */
 };
@@ -303,7 +305,8 @@ struct srd_config {
 	uint32_t path_avoid_us;		/* first avoidance, doubled each time */
 	uint32_t path_avoid_max_us;
 	uint32_t path_slow_pct;		/* paths with srtt above this % of min RTT
-					 * are skipped while others are fine */
+					 * are skipped while others are fine
+					 */
 
 	uint32_t rnr_backoff_min_us;
 	uint32_t rnr_backoff_max_us;
@@ -324,7 +327,8 @@ struct srd_counters {
 	uint64_t rto_expired;		/* RTO expiries */
 	uint64_t fast_retransmits;	/* losses found from SACK evidence */
 	uint64_t spurious_retransmits;	/* retransmissions the receiver did not
-					 * need (ACK DUP): window and path undone */
+					 * need (ACK DUP): window and path undone
+					 */
 	uint64_t duplicates;		/* DATA already received */
 	uint64_t out_of_order;		/* DATA with a PSN not largest + 1 */
 	uint64_t acks_sent, acks_received;
@@ -452,18 +456,23 @@ struct srd_rx_msg_info {
  */
 enum srd_event_type {
 	SRD_EV_DATA_TX = 0,	/* a DATA, WRITE, READ_REQ or READ_RESP sent:
-				 * psn, msg_id, seg, path; why: enum srd_tx_why */
+				 * psn, msg_id, seg, path; why: enum srd_tx_why
+				 */
 	SRD_EV_ACK_RX,		/* psn: ack_psn; value: packets newly ACKed;
-				 * value2: packets in flight after it */
+				 * value2: packets in flight after it
+				 */
 	SRD_EV_NAK_RX,		/* psn, msg_id; value: the reason */
 	SRD_EV_NAK_TX,		/* psn, msg_id; value: the reason */
 	SRD_EV_RTO,		/* the RTO fired: psn: snd_una; value: the
-				 * backoff after it; value2: the RTO, us */
+				 * backoff after it; value2: the RTO, us
+				 */
 	SRD_EV_PATH,		/* path changed state: value, enum srd_path_state */
 	SRD_EV_RESTART,		/* the remote restarted: value: its new tag;
-				 * value2: the old one */
+				 * value2: the old one
+				 */
 	SRD_EV_MSG_ERROR,	/* a message failed: msg_id; value: enum
-				 * srd_comp_status */
+				 * srd_comp_status
+				 */
 	SRD_EV_NR
 };
 
@@ -481,8 +490,10 @@ struct srd_event {
 	uint32_t value, value2;
 };
 
-/* transmit's return: the message's source is gone (an RDMA read's MR was
- * deregistered mid-response): fail the message, do not retry. */
+/*
+ * transmit's return: the message's source is gone (an RDMA read's MR was
+ * deregistered mid-response): fail the message, do not retry.
+ */
 #define SRD_TX_ABORT			1
 
 /*
@@ -524,8 +535,10 @@ struct srd_ops {
 	enum srd_rx_verdict (*rx_begin)(void *os, void *peer_os,
 					const struct srd_rx_msg_info *info,
 					struct srd_inbound **in);
-	/* 0, or negative: the target is gone (an MR deregistered mid-message);
-	 * the message is then aborted and NAKed REMOTE_ACCESS. */
+	/*
+	 * 0, or negative: the target is gone (an MR deregistered mid-message);
+	 * the message is then aborted and NAKed REMOTE_ACCESS.
+	 */
 	int (*rx_data)(void *os, struct srd_inbound *in, uint32_t offset,
 		       const struct srd_rx_payload *pl);
 	void (*rx_done)(void *os, struct srd_inbound *in);	/* all placed */
@@ -570,9 +583,11 @@ struct srd_send_req {
 enum srd_send_err {
 	SRD_SEND_OK = 0,
 	SRD_SEND_TOO_LONG = -1,		/* len > max_msg_bytes (RDMA:
-					 * rdma_len > SRD_MAX_RDMA_BYTES) */
+					 * rdma_len > SRD_MAX_RDMA_BYTES)
+					 */
 	SRD_SEND_BUSY = -2,		/* max_pending_msgs reached (a request
-					 * of n chunks needs room for n) */
+					 * of n chunks needs room for n)
+					 */
 	SRD_SEND_NOMEM = -3,
 	SRD_SEND_INVAL = -4,
 };
@@ -592,11 +607,13 @@ uint32_t srd_engine_tag(const struct srd_engine *eng, const void *addr,
 
 enum srd_stray_verdict {
 	SRD_STRAY_DROP = 0,		/* counted; nothing to do */
-	SRD_STRAY_REPLY,		/* send reply[0..*reply_len) back to the
-					 * packet's source; create nothing */
+	SRD_STRAY_REPLY,		/* send the reply (reply_len bytes) back
+					 * to the packet's source; create nothing
+					 */
 	SRD_STRAY_ACCEPT,		/* a remote that receives at @addr, with
 					 * work: create its peer (same @addr), then
-					 * give it the packet */
+					 * give it the packet
+					 */
 };
 
 /*
@@ -626,8 +643,10 @@ void srd_engine_counters(const struct srd_engine *eng, struct srd_counters *out)
 /* The peer for the remote at @addr (as for srd_engine_tag()). */
 struct srd_peer *srd_peer_create(struct srd_engine *eng, void *peer_os,
 				 const void *addr, size_t addr_len);
-/* Sends still queued or in flight complete FLUSHED; receives in
- * progress are aborted. */
+/*
+ * Sends still queued or in flight complete FLUSHED; receives in
+ * progress are aborted.
+ */
 void srd_peer_destroy(struct srd_peer *peer);
 
 int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req);
@@ -647,9 +666,12 @@ static inline void srd_peer_on_packet(struct srd_peer *peer,
 {
 	srd_peer_on_packet_head(peer, pkt, len, len, pkt);
 }
+
 void srd_peer_on_timer(struct srd_peer *peer);
-/* A local QP is going away: its sends complete FLUSHED, its receives in
- * progress are aborted and later packets for them NAKed REMOTE_ABORT. */
+/*
+ * A local QP is going away: its sends complete FLUSHED, its receives in
+ * progress are aborted and later packets for them NAKed REMOTE_ABORT.
+ */
 void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
 
 /*
@@ -679,6 +701,7 @@ struct srd_peer_info {
 	uint32_t inflight_pkts;
 	uint32_t pending_msgs, active_msgs;
 };
+
 void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out);
 
 /* Upper bound of what one peer allocates through ops->alloc. */

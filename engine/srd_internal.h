@@ -306,6 +306,7 @@ static inline bool srd_cc_pacing_allows(const struct srd_cc *cc,
 {
 	return cc->pace_next_ns <= now_us * 1000;
 }
+
 void srd_cc_pace(struct srd_cc *cc, const struct srd_config *cfg,
 		 const struct srd_rtt *rtt, uint64_t now_us);
 
@@ -320,6 +321,7 @@ static inline void srd_cc_on_send(struct srd_cc *cc,
 	if (cfg->pacing_gain_pct && rtt->srtt_us)
 		srd_cc_pace(cc, cfg, rtt, now_us);
 }
+
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc);
 
 /* --- paths (path.c) -------------------------------------------------- */
@@ -360,7 +362,8 @@ enum srd_tx_msg_state {
 	SRD_TXM_ACTIVE,		/* has an id; segments being sent */
 	SRD_TXM_RNR_WAIT,	/* out of the window, in its QPs' RNR gate (rnr.c) */
 	SRD_TXM_AWAIT_RESP,	/* READ: request ACKed, out of the window,
-				 * on peer->awaiting until its response */
+				 * on peer->awaiting until its response
+				 */
 };
 
 /*
@@ -501,6 +504,7 @@ enum srd_rx_data_verdict {
 	SRD_RXD_NAK,		/* refused: NAK with *reason */
 	SRD_RXD_DROP,		/* stale or malformed: nothing */
 };
+
 enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 					    const struct srd_pkt *p,
 					    uint64_t now_us, uint8_t *reason);
@@ -726,10 +730,12 @@ static inline bool srd_tracing(const struct srd_peer *peer)
 
 #define SRD_TRACE(peer, type, psn, msg_id, seg, path, why, value, value2) \
 	do {								\
-		if (srd_tracing(peer))					\
-			srd_trace_emit((peer), (type), (psn), (msg_id),	\
-				       (seg), (path), (why), (value),	\
-				       (value2));			\
+		struct srd_peer *srd_trace_peer_ = (peer);		\
+									\
+		if (srd_tracing(srd_trace_peer_))			\
+			srd_trace_emit(srd_trace_peer_, (type), (psn),	\
+				       (msg_id), (seg), (path), (why),	\
+				       (value), (value2));		\
 	} while (0)
 
 /* tag.c */
@@ -898,6 +904,7 @@ static inline bool srd_tx_queue_has_room(struct srd_peer *peer,
 	       (queued + n <= max - max / 4 ||
 		srd_tx_queued_of(peer, src_qpn) + n <= max - max / 4);
 }
+
 /* An ACTIVE message gives its id back (it leaves the window). */
 void srd_tx_leave_window(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_tx_fail_all(struct srd_peer *peer, enum srd_comp_status st,
@@ -933,6 +940,7 @@ static inline struct srd_tx_msg *srd_tx_msg_by_id(struct srd_peer *peer,
 	m = peer->tx_slots[id & (peer->eng->cfg.msg_window - 1)];
 	return m && m->msg_id == id ? m : NULL;
 }
+
 /* Inline: once for every packet ACKed or lost. */
 static inline void srd_tx_release_pkt(struct srd_peer *peer,
 				      struct srd_tx_pkt *e)
@@ -942,6 +950,7 @@ static inline void srd_tx_release_pkt(struct srd_peer *peer,
 	e->in_use = false;
 	peer->inflight--;
 }
+
 void srd_tx_advance_una(struct srd_peer *peer);
 /* Forget the packets of one message (NAKed, failed): never retransmitted. */
 void srd_tx_abandon_pkts(struct srd_peer *peer, uint32_t msg_id);
@@ -1041,7 +1050,6 @@ static inline void srd_peer_update_deadline(struct srd_peer *peer)
 	peer->deadline_us = d;
 	peer->eng->ops->timer_set(peer->eng->os, peer->os, d);
 }
-
 
 /* rx.c */
 void srd_rx_send_ack(struct srd_peer *peer, uint64_t now_us);

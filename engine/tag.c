@@ -29,7 +29,8 @@ static inline uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-#define SIPROUND(v0, v1, v2, v3) do {					\
+/* One SipRound on the caller's v0..v3. */
+#define SIPROUND do {							\
 	v0 += v1; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32);	\
 	v2 += v3; v3 = rotl64(v3, 16); v3 ^= v2;			\
 	v0 += v3; v3 = rotl64(v3, 21); v3 ^= v0;			\
@@ -49,21 +50,21 @@ uint64_t srd_siphash24(const uint8_t key[16], const uint8_t *m, size_t len)
 	for (i = 0; i + 8 <= len; i += 8) {
 		w = get_le64(m + i);
 		v3 ^= w;
-		SIPROUND(v0, v1, v2, v3);
-		SIPROUND(v0, v1, v2, v3);
+		SIPROUND;
+		SIPROUND;
 		v0 ^= w;
 	}
 	while (tail--)
 		b |= (uint64_t)m[i + tail] << (8 * tail);
 	v3 ^= b;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
+	SIPROUND;
+	SIPROUND;
 	v0 ^= b;
 	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
@@ -130,8 +131,10 @@ bool srd_peer_challenge_ok(const struct srd_peer *peer, uint32_t claimed,
 							 period - 1)));
 }
 
-/* A reply without a peer: at most SRD_STRAY_BURST at once, then one per
- * SRD_STRAY_GAP_US, for the whole engine. */
+/*
+ * A reply without a peer: at most SRD_STRAY_BURST at once, then one per
+ * SRD_STRAY_GAP_US, for the whole engine.
+ */
 static bool stray_budget(struct srd_engine *eng)
 {
 	uint64_t now = eng->ops->now_us(eng->os);
@@ -158,8 +161,10 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 	struct srd_pkt p, h;
 	int err = srd_wire_parse(buf, len, &p);
 
-	/* Its sender has heard from us at its address: the packet goes to
-	 * the new peer, which counts it. */
+	/*
+	 * Its sender has heard from us at its address: the packet goes to
+	 * the new peer, which counts it.
+	 */
 	if (err == SRD_PARSE_OK && p.dst_epoch == tag &&
 	    (p.opcode == SRD_WOP_DATA || p.opcode == SRD_WOP_WRITE ||
 	     p.opcode == SRD_WOP_READ_REQ))
@@ -171,8 +176,10 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 		return SRD_STRAY_DROP;
 	}
 	if (p.dst_epoch == tag && !(p.opcode == SRD_WOP_HELLO && p.challenge)) {
-		/* From a sender that heard from us, but nothing of ours for
-		 * an ACK, NAK, HELLO or READ response to act on. */
+		/*
+		 * From a sender that heard from us, but nothing of ours for
+		 * an ACK, NAK, HELLO or READ response to act on.
+		 */
 		eng->ctr.rx_drop_unsolicited++;
 		return SRD_STRAY_DROP;
 	}

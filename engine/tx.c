@@ -283,7 +283,8 @@ void srd_tx_reset_packets(struct srd_peer *peer)
 	peer->snd_una = peer->snd_nxt;
 	peer->largest_acked_valid = false;
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
-	peer->retx_head = peer->retx_tail = 0;
+	peer->retx_head = 0;
+	peer->retx_tail = 0;
 	peer->rto_backoff = 0;
 	peer->tlp_sent = 0;
 	for (i = 0; i < peer->eng->cfg.n_paths; i++)

@@ -352,10 +352,13 @@ uint32_t srd_wire_put_hello(uint8_t *b, const struct srd_pkt *p)
  * itself rather than zeroing the whole struct first, which cost a fifth
  * of it.
  */
-#define PKT_ZERO(p, first, end)						\
-	srd_memset(&(p)->first, 0, srd_offsetof(struct srd_pkt, end) -	\
-		   srd_offsetof(struct srd_pkt, first))
 #define PKT_OFF(f)	srd_offsetof(struct srd_pkt, f)
+#define PKT_ZERO(p, first, end)	pkt_zero((p), PKT_OFF(first), PKT_OFF(end))
+static inline void pkt_zero(struct srd_pkt *p, size_t first, size_t end)
+{
+	srd_memset((uint8_t *)p + first, 0, end - first);
+}
+
 SRD_STATIC_ASSERT(PKT_OFF(echo) < PKT_OFF(psn) &&
 		  PKT_OFF(payload_len) < PKT_OFF(rdma) &&
 		  PKT_OFF(req_attempt) < PKT_OFF(has_ack) &&
