@@ -492,7 +492,7 @@ srd_rdma_rows() {
 	done
 }
 
-# shellcheck disable=SC2086 # as perftest_rows
+# shellcheck disable=SC2086,SC2153 # as perftest_rows; SGIDX_* from server-gids
 # efa_perftest_rows: perftest -c SRD, as Debian ships it, on softsrd's
 # libefa (srd-efa-run), at each size.  perftest's SRD mode refuses
 # completion events, so both rows busy-poll: the bandwidth compares with
@@ -541,14 +541,14 @@ fi_iters() { by_size "$1" 50 2000 200 20; }
 # size at a time, shared memory off; its figures are an average one-way
 # latency (usec/xfer: half a round trip) and the MB/s that implies.
 fi_rows() {
-	local s e="env FI_EFA_ENABLE_SHM_TRANSFER=0"
-	wanted - fi || return 0
+	local s e=(env FI_EFA_ENABLE_SHM_TRANSFER=0)
+	wanted - "fi" || return 0
 	both "$TOP/scripts/bench-guest.sh efa-profile $dir"
 	for s in $SIZES; do
 		new_port
-		measure "fi-rdm-$s" fi srd-fi fi_pingpong lat "$s" 0 150 tcp $NPORT \
-			"$e $EFA_RUN fi_pingpong -p efa -e rdm -d srd0-rdm -B $NPORT -S $s -I $(fi_iters "$s")" -- \
-			$e "$EFA_RUN" fi_pingpong -p efa -e rdm -d srd0-rdm -P $NPORT -S "$s" \
+		measure "fi-rdm-$s" "fi" srd-fi fi_pingpong lat "$s" 0 150 tcp $NPORT \
+			"${e[*]} $EFA_RUN fi_pingpong -p efa -e rdm -d srd0-rdm -B $NPORT -S $s -I $(fi_iters "$s")" -- \
+			"${e[@]}" "$EFA_RUN" fi_pingpong -p efa -e rdm -d srd0-rdm -P $NPORT -S "$s" \
 			-I "$(fi_iters "$s")" "$IP_SERVER"
 	done
 }

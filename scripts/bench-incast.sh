@@ -98,6 +98,7 @@ topology() {
 # listening PORT: a server in r listens on TCP PORT (srd_perf's control
 # channel, sockperf's data socket).  sockperf prints nothing at that
 # moment: its "Warmup stage" line comes from its setup, not its listen.
+# shellcheck disable=SC2317 # listening is wait_for's command
 listening() {
 	ip netns exec "$NS_R" ss -Hltn "sport = :$1" | grep -q .
 }

@@ -52,7 +52,7 @@ if [ ! -f "$dir/.softsrd-built" ]; then
 		grep -E '^CONFIG_[A-Z0-9_]+=' | while IFS= read -r l; do
 		grep -qxF "$l" "$dir/.config" || echo "$l"
 	done)
-	[ -z "$missing" ] || die "the configuration lost: $(echo $missing)"
+	[ -z "$missing" ] || die "the configuration lost: ${missing//$'\n'/ }"
 	make -s -C "$dir" -j"$(nproc)" bzImage modules >"$dir/.softsrd-build.log" 2>&1 ||
 		{ tail -30 "$dir/.softsrd-build.log" >&2; die "the kernel build failed (log: $dir/.softsrd-build.log)"; }
 	touch "$dir/.softsrd-built"

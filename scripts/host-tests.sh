@@ -8,7 +8,8 @@
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SRD_BUILD:-$TOP/build}
-KVERS=${KVERS:-$(cd /lib/modules && ls -d */build 2>/dev/null | sed 's|/build||' | grep -v -- '-srd-debug$')}
+KVERS=${KVERS:-$(find /lib/modules -mindepth 2 -maxdepth 2 -name build -printf '%h\n' 2>/dev/null |
+	sed 's|.*/||' | grep -v -- '-srd-debug$' | sort)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -87,13 +88,13 @@ test_srd_perf_page_documents_every_option() {
 	help=$("$BUILD/tools/srd_perf" --help) || { echo "# srd_perf --help failed"; return 1; }
 	# Each option --help lists ("  -X ..." or "  -X, --long ...") is an
 	# entry of srd_perf(1)'s OPTIONS, as **-X** (or **-X**, **\-\-long**).
-	for o in $(sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' <<<"$help"); do
+	while read -r o; do
 		grep -q "^\*\*$o\*\*" "$TOP/man/srd_perf.1.md" || { echo "# srd_perf(1) lacks $o"; rc=1; }
-	done
-	for o in $(grep -o -- '--[a-z]*' <<<"$help" | sort -u); do
+	done < <(sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' <<<"$help")
+	while read -r o; do
 		grep -q "^\*\*-[A-Za-z]\*\*, \*\*\\\\-\\\\-${o#--}\*\*" "$TOP/man/srd_perf.1.md" ||
 			{ echo "# srd_perf(1) lacks $o"; rc=1; }
-	done
+	done < <(grep -o -- '--[a-z]*' <<<"$help" | sort -u)
 	[ "$(sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' <<<"$help" | wc -l)" -ge 18 ] ||
 		{ echo "# --help lists fewer options than srd_perf has"; rc=1; }
 	return $rc
@@ -111,13 +112,15 @@ test_srd_perf_message_check() {
 # parameter, and symbol libsrd and softsrd's libefa export.  A name added
 # without its documentation fails here.
 t test_docs_name_every_counter_parameter_and_symbol
+# The names are words without glob characters: split on whitespace.
+# shellcheck disable=SC2206,SC2207
 test_docs_name_every_counter_parameter_and_symbol() {
 	local n params rc=0 docs=("$TOP"/docs/*.md "$TOP/README.md") names=()
 	params=$(module_params) || return 1
 	names+=($(sed -n '/^struct srd_counters {/,/^};/p' "$TOP/engine/srd_engine.h" |
 		grep -o 'uint64_t [a-z0-9_, ]*;' | sed 's/uint64_t//; s/[,;]/ /g'))
 	names+=($(sed -n 's/^SRD_COUNTER(\([A-Z0-9_]*\))$/\1/p' "$TOP/kernel/counters.h" |
-		tr 'A-Z' 'a-z'))
+		tr '[:upper:]' '[:lower:]'))
 	names+=($params)
 	names+=($(grep -ho '\b\(srddv\|efadv\)_[a-z0-9_]*;' "$TOP/provider/libsrd.map" \
 		"$TOP/efa-compat/libefa.map" | tr -d ';'))
@@ -135,6 +138,7 @@ test_provider_refuses_other_rdma_core() {
 	# 66: a release after the newest it knows; 35: ABI 34, but a shorter
 	# verbs_context_ops than 36's.
 	for v in 1.16.66.0 1.14.35.0; do
+		# shellcheck disable=SC2016 # the stub's own $1
 		printf '#!/bin/sh\ncase "$1" in --modversion) echo %s;; --variable=libdir) echo /nonexistent;; esac\n' \
 			"$v" >"$tmp/pkg-config"
 		chmod +x "$tmp/pkg-config"
@@ -178,6 +182,7 @@ test_provider_binds_private_abi_34() {
 	# The plugin and the -lsrd link are links to the library itself.
 	[ "$(readlink "$BUILD/provider/libsrd-rdmav34.so")" = libsrd.so.1 ] &&
 		[ "$(readlink "$BUILD/provider/libsrd.so")" = libsrd.so.1 ] || {
+		# shellcheck disable=SC2012 # a listing for the log, not parsed
 		ls -l "$BUILD/provider" | sed 's/^/# /'
 		return 1
 	}
@@ -208,6 +213,7 @@ test_provider_abi_layout_matches_rdma_core() {
 	fi
 	gcc -DSRD_LAYOUT_REAL -I"$rc/build/include" -I"$rc" -I"$TOP/uapi" \
 		-o "$tmp/layout-real" "$src" || return 1
+	# shellcheck disable=SC2046 # pkg-config's flags are words
 	gcc -std=gnu11 -Wall -Wextra -Werror -DSRD_PABI=34 -DSRD_RC=44 -I"$TOP/provider" \
 		-I"$TOP/uapi" $(pkg-config --cflags libibverbs) \
 		-o "$tmp/layout-ours" "$src" || return 1

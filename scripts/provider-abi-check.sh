@@ -84,7 +84,8 @@ link() {
 		ln -s libibverbs.so.1 "$tmp/stub/libibverbs.so"
 		objs=()
 		# The provider's sources as its Makefile lists them.
-		for f in $(sed -n 's/^SRCS := //p' "$TOP/provider/Makefile" | sed 's/\.c\b//g'); do
+		read -ra srcs < <(sed -n 's/^SRCS := //p' "$TOP/provider/Makefile" | sed 's/\.c\b//g')
+		for f in "${srcs[@]}"; do
 			# shellcheck disable=SC2086
 			gcc -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 				-DSRD_PABI="$pabi" -DSRD_RC="$rc" -I"$TOP/uapi" $IBV_CFLAGS \

@@ -194,6 +194,7 @@ efa_run_is() {
 	grep -q "^provider_dir=''$" "$run" ||
 		{ echo "$run: provider_dir is set"; return 1; }
 	! grep -q "$TOP" "$run" || { echo "$run names the build tree"; return 1; }
+	# shellcheck disable=SC2016 # the inner shell's variable
 	out=$(LD_LIBRARY_PATH=/x "$run" sh -c 'echo "$LD_LIBRARY_PATH"') || return 1
 	[ "$out" = "$prefix/lib/$multiarch/softsrd:/x" ] ||
 		{ echo "LD_LIBRARY_PATH '$out'"; return 1; }

@@ -198,11 +198,11 @@ fi
 # patching: a guest died of "Oops: int3" in sched_clock_cpu that way.
 append="console=ttyS1 loglevel=6 panic=-1 softlockup_panic=0 tsc=reliable srd_vm.out=$out srd_vm.top=$TOP srd_vm.stage2=$TOP/scripts/vm-guest.sh"
 [ -z "$share" ] || append+=" srd_vm.share=$share"
-qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 2G
+qemu=(qemu-system-x86_64 -machine "q35,accel=tcg" -cpu max -smp 2 -m 2G
 	-display none -no-reboot -nodefaults
 	-kernel "$vmlinuz" -initrd "$initrd"
 	-append "$append"
-	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
 	-device virtio-rng-pci)
 if [ -n "$share" ]; then
@@ -220,7 +220,7 @@ if [ $interactive -eq 1 ]; then
 	"${qemu[@]}" || true
 	exit 0
 fi
-qemu+=(-chardev stdio,id=con,signal=off -serial chardev:con
+qemu+=(-chardev "stdio,id=con,signal=off" -serial chardev:con
 	-serial "file:$out/kmsg.log")
 
 # A guest that dies before its command starts ($out/started) died of the
