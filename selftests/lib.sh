@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
 #
 # Helpers for softsrd's shell selftests.  Commands that build a topology go
 # through pp so that a failure log reads like the script that produced it.
@@ -10,6 +11,7 @@
 # the same path in the guest); here, a failed pp or wait_for fails the
 # test (srd_fail is fail).
 
+# shellcheck disable=SC2034 # for the tests that source this file
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
@@ -535,8 +537,8 @@ ecmp_add_srd() {
 	SRD_LINKS+=("$DEV_A")
 	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb
 	SRD_LINKS+=("$DEV_B")
-	wait_for "$DEV_A has the GID of $IP_A" 30 has_gid "$DEV_A" "$(gid_of_ipv4 $IP_A)"
-	wait_for "$DEV_B has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP_B)"
+	wait_for "$DEV_A has the GID of $IP_A" 30 has_gid "$DEV_A" "$(gid_of_ipv4 "$IP_A")"
+	wait_for "$DEV_B has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 "$IP_B")"
 	wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
 	wait_for "$DEV_B ACTIVE" 10 port_active "$DEV_B"
 }
@@ -569,6 +571,7 @@ SRD_DEBUGFS_MOUNTED=
 debugfs_mount() {
 	mountpoint -q /sys/kernel/debug && return
 	try mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs"
+	# shellcheck disable=SC2034 # for the tests' cleanup
 	SRD_DEBUGFS_MOUNTED=1
 }
 
@@ -581,7 +584,8 @@ debugfs_mount() {
 # trace_sched_wakeup+0x5 (scripts/vm-run.sh).  Off, enabling an event
 # patches only its own tracepoint.  The tests read no task names.
 T=/sys/kernel/tracing
-SRD_TRACEFS_MOUNTED= SRD_RECORD_CMD=
+SRD_TRACEFS_MOUNTED=
+SRD_RECORD_CMD=
 tracefs_open() {
 	if ! [ -d "$T/events" ]; then
 		mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"

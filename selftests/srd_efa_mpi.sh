@@ -29,6 +29,7 @@ netns_mode() {
 	done
 	echo "ok: rdma system set netns $1"
 }
+# shellcheck disable=SC2317 # mpi_cleanup is the EXIT trap's command
 mpi_cleanup() {
 	srd_cleanup
 	netns_mode shared

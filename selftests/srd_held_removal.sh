@@ -52,6 +52,7 @@ has_open() {
 }
 
 # in_event_read PID: PID sleeps in a read of a uverbs event file.
+# shellcheck disable=SC2317 # in_event_read is wait_for's command
 in_event_read() {
 	[[ "$(cat "/proc/$1/wchan" 2>/dev/null)" == ib_uverbs_event_read* ]]
 }

@@ -32,6 +32,7 @@ CACHE=/sys/kernel/slab/radix_tree_node/failslab
 FS_KNOBS="probability interval times space verbose task-filter ignore-gfp-wait cache-filter"
 declare -A fs_orig
 cache_orig=
+# shellcheck disable=SC2317 # restore_failslab is the EXIT trap's command
 restore_failslab() {
 	local k
 	if [ -n "$cache_orig" ]; then

@@ -46,6 +46,7 @@ done
 # The same with SRD traffic: messages in flight at the transport hold
 # references on the QP and its MRs; the kill must release them all.
 perf=$(srd_tool srd_perf)
+# shellcheck disable=SC2317 # delivered is wait_for's command
 delivered() { [ "$(hw_counter "$DEV_B" srd_msgs_delivered)" -gt "$1" ]; }
 for who in client server; do
 	d0=$(hw_counter "$DEV_B" srd_msgs_delivered)

@@ -18,7 +18,7 @@ expect_eq "node_type" "7: unspecified" "$(cat /sys/class/infiniband/srdl0/node_t
 
 out=$(ibv_devices)
 echo "$out"
-guid=$(cat /sys/class/infiniband/srdl0/node_guid | tr -d :)
+guid=$(tr -d : </sys/class/infiniband/srdl0/node_guid)
 expect_match "ibv_devices lists srdl0" "srdl0[[:space:]]+$guid" "$out"
 
 pp rdma link del srdl0

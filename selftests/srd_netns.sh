@@ -40,6 +40,7 @@ expect_match "the init_net 'na' has its own device" 'netdev na' "$(rdma link sho
 pp ip -n srdns_b addr add 10.9.1.2/24 dev nb
 wait_for "address change inside srdns_b reaches srdnb" 10 has_gid srdnb "$(gid_of_ipv4 10.9.1.2)"
 pp ip -n srdns_b link set nb down
+# shellcheck disable=SC2016 # the inner shell expands it
 wait_for "srdnb DOWN when its netdev goes down in srdns_b" 10 \
 	bash -c '[ "$(cat /sys/class/infiniband/srdnb/ports/1/state)" = "1: DOWN" ]'
 exit $KSFT_PASS

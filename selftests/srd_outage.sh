@@ -22,6 +22,7 @@ require_srd_module
 require_cmd tc mkfifo
 srd_tool srd_perf >/dev/null
 tmp=$(mktemp -d /tmp/srd_outage.XXXXXX)
+# shellcheck disable=SC2154 # rc is the trap's, set first
 trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$tmp"' EXIT
 
 ecmp_hosts out
@@ -48,6 +49,7 @@ bg_start ip netns exec "$NS_R2" tc -force -batch "$tmp/r2"
 exec 7>"$tmp/r1" 8>"$tmp/r2" 9<>"$tmp/never"
 for d in $P; do echo "qdisc replace dev $d root netem loss 0%" >&7; done
 for d in $Q; do echo "qdisc replace dev $d root netem loss 0%" >&8; done
+# shellcheck disable=SC2317 # netem_on is wait_for's command
 netem_on() {
 	ip netns exec "$NS_R1" tc qdisc show dev "${ECMP_P[-1]}" | grep -q netem &&
 		ip netns exec "$NS_R2" tc qdisc show dev "${ECMP_Q[-1]}" | grep -q netem
@@ -113,21 +115,25 @@ event_ok() {
 }
 
 # The events.
+# shellcheck disable=SC2317 # black_hole_busiest is when_traffic's command
 black_hole_busiest() {
 	local t0 l busy=p0 most=-1
 	link_tx
 	for l in $P; do
-		[ $((LTX[$l] - TX0[$l])) -gt $most ] && busy=$l most=$((LTX[$l] - TX0[$l]))
+		[ $((LTX[$l] - TX0[$l])) -gt "$most" ] && busy=$l most=$((LTX[$l] - TX0[$l]))
 	done
 	t0=${EPOCHREALTIME/./}
 	loss 100% "$busy"
 	echo "$t0 $t0 $busy" >"$tmp/event"
 }
+# shellcheck disable=SC2317 # fabric_down is when_traffic's command
 fabric_down() {
 	local t0 t1
 	t0=${EPOCHREALTIME/./}
+	# shellcheck disable=SC2086 # $P and $Q: lists of links
 	loss 100% $P $Q
 	pause "$1"
+	# shellcheck disable=SC2086 # $P and $Q: lists of links
 	loss 0% $P $Q
 	t1=${EPOCHREALTIME/./}
 	echo "$t0 $t1" >"$tmp/event"
@@ -148,7 +154,7 @@ traffic -s 16384 -T 4 -q 2
 event_ok "black-holing the busiest link" 1000
 read -r _ _ busy <"$tmp/event"
 link_tx
-echo "black-holed: $busy; packets on the links since the start:$(for l in $P; do printf ' %s %s' $l $((LTX[$l] - TX0[$l])); done)"
+echo "black-holed: $busy; packets on the links since the start:$(for l in $P; do printf ' %s %s' "$l" $((LTX[$l] - TX0[$l])); done)"
 perf_clean "$busy black-holed" "$PAIR_CLIENT_OUT" 1 "" 0
 expect_grew "$busy black-holed" "$DEV_A" srd_path_switches "$sw"
 srd_counters "$DEV_A"
@@ -166,6 +172,7 @@ expect_grew "300 ms outage" "$DEV_A" srd_retransmits "$retx"
 # All links down for good: the sends fail after the retry budget, which
 # the run's duration measures (from the first post to the last completion).
 unr=$(hw_counter "$DEV_A" srd_peer_unreachable)
+# shellcheck disable=SC2086 # $P and $Q: lists of links
 loss 100% $P $Q
 traffic -s 4096 -n 4 -D 4 -q 1 -e
 perf_clean "all links down" "$PAIR_CLIENT_OUT" 1 0 4
@@ -177,6 +184,7 @@ awk -v s="$secs" 'BEGIN { exit !(s >= 0.2 && s <= 20) }' ||
 	fail "all links down: the sends failed after $secs s, expected 0.2 to 20 s"
 echo "ok: all links down: the sends failed after $secs s"
 expect_grew "all links down" "$DEV_A" srd_peer_unreachable "$unr"
+# shellcheck disable=SC2086 # $P and $Q: lists of links
 loss 0% $P $Q
 
 # Longer than the budget in the middle of traffic: the messages in flight

@@ -15,6 +15,7 @@ require_srd_module
 srd_tool srd_perf >/dev/null
 perf=$(srd_tool srd_perf)
 tmp=$(mktemp -d /tmp/srd_peer_restart.XXXXXX)
+# shellcheck disable=SC2154 # rc is the trap's, set first
 trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$tmp"' EXIT
 
 ecmp_hosts prs
@@ -28,6 +29,7 @@ traffic_ba() {
 }
 
 # says FILE TEXT: a line of FILE contains TEXT (no process started).
+# shellcheck disable=SC2317 # says is wait_for's command
 says() {
 	local l
 	while IFS= read -r l; do

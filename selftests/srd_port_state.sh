@@ -9,6 +9,7 @@ require_cmd rdma
 veth_pair sp0 sp1
 add_srd srdp0 sp0
 
+# shellcheck disable=SC2317 # state_is is wait_for's command
 state_is() { [ "$(port_state srdp0)" = "$1" ]; }
 wait_for "ACTIVE with both ends up" 10 state_is "4: ACTIVE"
 pp ip link set sp1 down

@@ -17,6 +17,7 @@ two_hosts srdma
 # The unprivileged case needs the uverbs nodes open to all, as
 # rdma-core's udev rules make them; their modes are put back at exit.
 uverbs_modes=()
+# shellcheck disable=SC2317 # restore_uverbs is the EXIT trap's command
 restore_uverbs() {
 	local m
 	for m in "${uverbs_modes[@]}"; do

@@ -196,6 +196,8 @@ try rdma link del "$DEV_A" || fail "rdma link del $DEV_A"
 forge hello
 
 # The positive control: the forged format is right, and check would see it.
+# The snapshots, each set by snap (printf -v).
+s0='' s1='' s2='' s3='' s4='' s5='' s6=''
 snap s0
 forge control 4096 2500
 snap s1

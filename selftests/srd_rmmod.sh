@@ -7,6 +7,7 @@ require_root
 require_srd_module
 [ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
 
+# shellcheck disable=SC2317 # reload is the EXIT trap's command
 reload() {
 	[ -d /sys/module/rdma_srd ] || insmod "$SRD_MODULE"
 }
@@ -20,11 +21,11 @@ pp ip -n srdns_m link add sm2 type veth peer name sm3
 pp ip -n srdns_m link set sm2 up
 pp ip netns exec srdns_m rdma link add srdm2 type srd netdev sm2
 SRD_LINKS+=(srdm2)
-expect_eq "devices before rmmod" 3 "$(ls /sys/class/infiniband | grep -c '^srdm')"
+expect_eq "devices before rmmod" 3 "$(find /sys/class/infiniband -maxdepth 1 -name 'srdm*' | wc -l)"
 
 pp rmmod rdma_srd
 [ ! -d /sys/module/rdma_srd ] || fail "rdma_srd still loaded"
-expect_eq "devices after rmmod" 0 "$(ls /sys/class/infiniband 2>/dev/null | grep -c '^srdm')"
+expect_eq "devices after rmmod" 0 "$(find /sys/class/infiniband -maxdepth 1 -name 'srdm*' 2>/dev/null | wc -l)"
 [[ "$(rdma link show)" != *srdm* ]] || fail "rdma link still shows srdm devices"
 
 pp insmod "$SRD_MODULE"

@@ -40,6 +40,7 @@ bad_is() { [ "$(bad)" -ge "$1" ]; }
 for ip in "$IP4_B" "$IP6_B"; do
 	for i in "${!payloads[@]}"; do
 		before=$(bad)
+		# shellcheck disable=SC2016 # the inner shell's arguments
 		ip netns exec "$NS_A" bash -c 'printf "%s" "$1" >"/dev/udp/$2/$3"' _ \
 			"${payloads[$i]}" "$ip" "$port" || fail "sending a datagram to $ip:$port"
 		deadline=$((SECONDS + 3))

@@ -18,6 +18,7 @@ srd_tool srd_perf >/dev/null
 param=/sys/module/rdma_srd/parameters/n_paths
 [ -w $param ] || fail "$param is missing"
 n_paths0=$(cat $param)
+# shellcheck disable=SC2154 # rc is the trap's, set first
 trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup
       echo "$n_paths0" >$param
       [ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug' EXIT
@@ -27,6 +28,7 @@ SIZE=65536
 QPS=2
 
 # A device's counter, fresh: ib_core caches hw_counters for a few ms.
+# shellcheck disable=SC2317 # counter_at_least is wait_for's command
 counter_at_least() {
 	[ "$(hw_counter "$1" "$2")" -ge "$3" ]
 }

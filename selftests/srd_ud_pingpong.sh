@@ -28,6 +28,7 @@ pingpong "$GIDX6_A" "$GIDX6_B" "$IP4_A" -s 1024 -n 300
 
 pp ip -n "$NS_A" link set "$IF_A" mtu 9000
 pp ip -n "$NS_B" link set "$IF_B" mtu 9000
+# shellcheck disable=SC2317 # mtu_is is wait_for's command
 mtu_is() { [ "$(active_mtu "$1")" = "$2" ]; }
 wait_for "$DEV_A active MTU 4096 on a 9000-byte veth" 10 mtu_is "$DEV_A" 4096
 wait_for "$DEV_B active MTU 4096 on a 9000-byte veth" 10 mtu_is "$DEV_B" 4096

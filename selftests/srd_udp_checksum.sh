@@ -14,6 +14,7 @@ modprobe sch_netem 2>/dev/null
 two_hosts sck
 
 # csum_errors NS 4|6: the namespace's UDP checksum error count.
+# shellcheck disable=SC2016 # awk's fields
 csum_errors() {
 	if [ "$2" = 4 ]; then
 		ip netns exec "$1" awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["InCsumErrors"] }' /proc/net/snmp

@@ -68,11 +68,11 @@ traffic "traffic under 200 forged HELLOs" -s 65536 -q 2 -T 5
 wait "$flood" || fail "the HELLO flood failed"
 expect_eq "b's peer restarts" "$r_b" "$(hw_counter "$DEV_B" srd_peer_restarts)"
 expect_eq "a's peer restarts" "$r_a" "$(hw_counter "$DEV_A" srd_peer_restarts)"
-h=$(($(hw_counter "$DEV_B" srd_hellos_received) - h_b))
-s=$(($(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) - s_b))
-[ "$h" -ge 100 ] && [ "$s" -ge 100 ] ||
-	fail "b counted $h HELLOs and $s stale packets, expected >= 100 of each"
-echo "ok: b took 100 forged restart claims ($h HELLOs) and refused 100 wrong tags ($s), no restart"
+hellos=$(($(hw_counter "$DEV_B" srd_hellos_received) - h_b))
+stale=$(($(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) - s_b))
+[ "$hellos" -ge 100 ] && [ "$stale" -ge 100 ] ||
+	fail "b counted $hellos HELLOs and $stale stale packets, expected >= 100 of each"
+echo "ok: b took 100 forged restart claims ($hellos HELLOs) and refused 100 wrong tags ($stale), no restart"
 
 # 2. m learns b's tag for m; a's unprivileged user slides with it.
 forge "$NS_M" "$PY" "$forge" --src $IP4_M "$IP4_B" hello
