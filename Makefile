@@ -5,7 +5,7 @@
 #   make            rdma_srd.ko for every installed kernel (or KVER=...),
 #                   libsrd, softsrd's libefa.so.1 and srd-efa-run,
 #                   srd_perf, and the selftests' programs
-#   make check      everything, then host tests and VM selftests on every
+#   make check      everything, then lint, host tests and VM selftests on every
 #                   kernel; ends with "N passed, N failed, N skipped"
 #   make check-debug  the VM selftests on a debug 6.12 kernel (KASAN,
 #                   lockdep, UBSAN, kmemleak, ...), built and cached once
@@ -16,6 +16,8 @@
 #                   man pages (DESTDIR, PREFIX honoured)
 #   make man        the man pages (man/*.md, through pandoc)
 #   make sparse     the module under sparse
+#   make lint       checkpatch --strict on kernel/ and engine/, shellcheck
+#                   on every shell script (scripts/lint.sh)
 #   make engine-test  the SRD engine's unit tests and simulator, plain and
 #                   under ASan+UBSan (host only; SIM_ARGS="--seeds 50 --scale 4"
 #                   for longer runs)
@@ -50,12 +52,12 @@ ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h)) sources.mk
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider efa-compat tools selftests man check check-debug demo vm-shell \
-	sparse install clean engine-test fuzz bench
+	sparse lint install clean engine-test fuzz bench
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check check-debug demo vm-shell sparse install modules provider efa-compat tools selftests man engine-test fuzz bench: deps
+all check check-debug demo vm-shell sparse lint install modules provider efa-compat tools selftests man engine-test fuzz bench: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -117,6 +119,11 @@ selftests: provider efa-compat tools
 
 sparse:
 	@$(MAKE) --no-print-directory modules C=2
+
+# checkpatch.pl comes from linux-source-6.12's tarball, extracted into
+# build/checkpatch/ (scripts/lint.sh).
+lint:
+	@$(TOP)/scripts/lint.sh
 
 # The portable SRD engine, built natively (engine/Makefile).
 FUZZ_SECONDS ?= 300

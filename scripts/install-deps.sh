@@ -39,8 +39,9 @@ PACKAGES=(
 	# cpio to pack it, xz for 6.12's compressed modules, kmod and
 	# iproute2 used inside the guest.
 	qemu-system-x86 busybox-static cpio kmod iproute2 xz-utils
-	# Static checking: make C=1.
-	sparse
+	# Static checking: make C=1; make lint's shellcheck (its checkpatch.pl
+	# comes from linux-source-6.12, below).
+	sparse shellcheck
 	# The benchmark's limit rows (make bench): raw UDP throughput and
 	# round trip.
 	iperf3 sockperf

@@ -27,7 +27,7 @@ declare -A DIR_IGNORE=(
 	# The engine is portable C without kernel headers, compiled into the
 	# module and into the host tests, simulator and fuzzer: it has no
 	# u8/u16/u32/u64 (it uses <stdint.h>'s) and no BIT()/BIT_ULL().
-	[engine]=PREFER_KERNEL_TYPES,BIT_MACRO
+	[engine]="PREFER_KERNEL_TYPES,BIT_MACRO"
 	# Each probe is a translation unit built only to see whether it
 	# compiles (scripts/kernel-probes.sh): its function is declared before
 	# its definition, as -Wmissing-prototypes wants of a non-static one
@@ -41,7 +41,7 @@ declare -A FILE_IGNORE=(
 	[kernel/bus.c]=CONST_STRUCT
 	# TRACE_EVENT()'s layout, as in include/trace/events/: each TP_*
 	# section opens a line and its arguments are indented by one tab.
-	[kernel/trace.h]=OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT
+	[kernel/trace.h]="OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT"
 	# SRD_TUNABLE()'s name is an identifier (a parameter's name, pasted
 	# into its variable's), never an expression: no side effect to repeat.
 	[kernel/tunables.c]=MACRO_ARG_REUSE
@@ -86,12 +86,17 @@ checkpatch_tool() {
 }
 
 # run_checkpatch [IGNORES] FILE...: checkpatch --strict on FILEs
-# (relative to TOP); prints the findings.
+# (relative to TOP); prints the findings.  It runs in build/checkpatch/,
+# its --root, where it keeps its cache of CamelCase names (in a git
+# checkout it would leave it in the tree) and finds no include/ of a
+# kernel to seed it from.
 run_checkpatch() {
 	local ignore=$1
 	shift
-	(cd "$TOP" && "$CP" --no-tree --strict --terse --show-types --no-summary \
-		${ignore:+--ignore "$ignore"} -f "$@" 2>&1)
+	mkdir -p "$CPDIR/include"
+	(cd "$CPDIR" && "$CP" --no-tree --root="$CPDIR" --strict --terse --show-types \
+		--no-summary ${ignore:+--ignore "$ignore"} -f "${@/#/$TOP/}" 2>&1) |
+		sed "s|^$TOP/||"
 }
 
 # checkpatch DIR: checkpatch --strict on DIR's *.c and *.h, with DIR's
@@ -144,7 +149,7 @@ else
 	done
 fi
 
-# shellcheck reads .shellcheckrc at the top of the tree.
+# The settings are in .shellcheckrc, at the top of the tree.
 if command -v shellcheck >/dev/null; then
 	mapfile -t scripts < <(shell_scripts)
 	out=$(cd "$TOP" && shellcheck -f gcc "${scripts[@]}" 2>&1)

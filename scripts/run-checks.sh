@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Everything `make check` runs, after the build: the host-side tests, the
-# VM selftests on every target kernel, each in one guest boot, and a quick
+# Everything `make check` runs, after the build: make lint, the host-side
+# tests, the VM selftests on every target kernel, each in one guest boot, and a quick
 # smoke run of `make bench` on the first kernel.  Prints
 # each result as TAP and ends with "N passed, N failed, N skipped"; exits
 # non-zero on any failure.
@@ -84,6 +84,7 @@ if [ "${1:-}" = --debug ]; then
 			make -s -C "$TOP/selftests" "$target" TEST_TIMEOUT=900
 	done
 else
+	phase lint "$TOP/scripts/lint.sh"
 	phase host "$TOP/scripts/host-tests.sh"
 	for k in "$@"; do
 		phase "vm-$k" "$TOP/scripts/vm-run.sh" --kernel "$k" --timeout 1500 -- \
