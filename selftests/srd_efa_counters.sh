@@ -43,6 +43,7 @@ netns_mode() {
 	done
 	echo "ok: rdma system set netns $1"
 }
+# shellcheck disable=SC2317 # ctr_cleanup is the EXIT trap's command
 ctr_cleanup() {
 	srd_cleanup
 	netns_mode shared
@@ -236,6 +237,7 @@ garbage() {
 	port=$(cat /sys/module/rdma_srd/parameters/udp_port)
 	sb0=$(snap "$NS_B" "$DEV_B")
 	for p in x 0123456789abcdef "$(printf '%0200d' 0)"; do
+		# shellcheck disable=SC2016 # the inner shell's arguments
 		ip netns exec "$NS_A" bash -c 'printf "%s" "$1" >"/dev/udp/$2/$3"' _ \
 			"$p" "$IP4_B" "$port" || fail "sending a datagram to $IP4_B:$port"
 	done
