@@ -278,6 +278,18 @@ new_netns() {
 	pp ip -n "$1" link set lo up
 }
 
+# netns_mode shared|exclusive: rdma's network namespace mode.  Exclusive
+# can be set only while no other namespace exists, and the namespaces of
+# earlier tests may still be on their way out: tried for up to 60 s.
+netns_mode() {
+	local deadline=$((SECONDS + 60))
+	until rdma system set netns "$1" 2>/dev/null; do
+		[ $SECONDS -lt $deadline ] || fail "rdma system set netns $1: still refused after 60s"
+		sleep 0.2
+	done
+	echo "ok: rdma system set netns $1"
+}
+
 add_srd() {
 	pp rdma link add "$1" type srd netdev "$2"
 	SRD_LINKS+=("$1")

@@ -33,16 +33,6 @@ EFA_PORT_COUNTERS=(tx_bytes tx_pkts rx_bytes rx_pkts rx_drops send_bytes
 EFA_DEVICE_COUNTERS=(alloc_pd_err create_qp_err create_cq_err reg_mr_err
 	alloc_ucontext_err create_ah_err mmap_err)
 
-# Exclusive mode can be set only while no other namespace exists, and the
-# namespaces of earlier tests may still be on their way out.
-netns_mode() {
-	local deadline=$((SECONDS + 60))
-	until rdma system set netns "$1" 2>/dev/null; do
-		[ $SECONDS -lt $deadline ] || fail "rdma system set netns $1: still refused after 60s"
-		sleep 0.2
-	done
-	echo "ok: rdma system set netns $1"
-}
 # shellcheck disable=SC2317 # ctr_cleanup is the EXIT trap's command
 ctr_cleanup() {
 	srd_cleanup

@@ -19,16 +19,6 @@ bin=$(srd_bin srd_mpi)
 run=$(srd_efa_run)
 agent=$SRD_TOP/selftests/srd_mpi_agent.sh
 
-# Exclusive mode can be set only while no other namespace exists, and the
-# namespaces of earlier tests may still be on their way out.
-netns_mode() {
-	local deadline=$((SECONDS + 60))
-	until rdma system set netns "$1" 2>/dev/null; do
-		[ $SECONDS -lt $deadline ] || fail "rdma system set netns $1: still refused after 60s"
-		sleep 0.2
-	done
-	echo "ok: rdma system set netns $1"
-}
 # shellcheck disable=SC2317 # mpi_cleanup is the EXIT trap's command
 mpi_cleanup() {
 	srd_cleanup
