@@ -103,6 +103,34 @@ struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+/* The per-CPU packets and bytes each way (srd_count_traffic), summed. */
+static void srd_traffic_sum(struct srd_dev *sdev, u64 *value)
+{
+	u64 tp = 0, tb = 0, rp = 0, rb = 0, a, b, c, d;
+	unsigned int start;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct srd_pcpu_traffic *t = per_cpu_ptr(sdev->traffic, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			a = u64_stats_read(&t->tx_pkts);
+			b = u64_stats_read(&t->tx_bytes);
+			c = u64_stats_read(&t->rx_pkts);
+			d = u64_stats_read(&t->rx_bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		tp += a;
+		tb += b;
+		rp += c;
+		rb += d;
+	}
+	value[SRD_CNT_TX_PKTS] = tp;
+	value[SRD_CNT_TX_BYTES] = tb;
+	value[SRD_CNT_RX_PKTS] = rp;
+	value[SRD_CNT_RX_BYTES] = rb;
+}
+
 int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index)
 {
@@ -114,6 +142,7 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	for (i = 0; i < SRD_FIRST_VERB_ERR; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
+	srd_traffic_sum(sdev, stats->value);
 	srd_transport_counters(sdev, &ec);
 	for (i = 0; i < SRD_ENGINE_NUM_COUNTERS; i++)
 		stats->value[SRD_ENGINE_BASE + i] =

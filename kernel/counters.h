@@ -19,7 +19,10 @@ SRD_COUNTER(AHS)
 /* Events, monotonic. */
 /* UD datagrams sent. */
 SRD_COUNTER(TX_PACKETS)
-/* Every packet the device sent, UD or SRD, and its bytes (EFA's). */
+/*
+ * Every packet the device sent, UD or SRD, and its bytes (EFA's); per CPU
+ * (struct srd_pcpu_traffic), as are RX_PKTS and RX_BYTES.
+ */
 SRD_COUNTER(TX_PKTS)
 SRD_COUNTER(TX_BYTES)
 SRD_COUNTER(TX_ERRORS)

@@ -222,6 +222,7 @@ static void srd_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs_by_lkey);
 	xa_destroy(&sdev->mrs_by_rkey);
 	xa_destroy(&sdev->ah_by_num);
+	free_percpu(sdev->traffic);
 	if (sdev->snet)
 		srd_net_put(sdev->snet);
 	srd_put_netdev(sdev);
@@ -386,7 +387,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	struct device *parent;
 	struct srd_dev *sdev;
 	bool gone;
-	int err;
+	int err, cpu;
 
 	sdev = ib_alloc_device(srd_dev, ibdev);
 	if (!sdev)
@@ -404,6 +405,13 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	hash_init(sdev->ah_by_dgid);
 	hash_init(sdev->ah_by_pd);
 	srd_limits_init(&sdev->limits);
+	sdev->traffic = alloc_percpu(struct srd_pcpu_traffic);
+	if (!sdev->traffic) {
+		ib_dealloc_device(&sdev->ibdev);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(sdev->traffic, cpu)->syncp);
 	sdev->ndev = ndev;
 	srd_hold_netdev(sdev);
 	srd_gid_init(sdev);

@@ -103,8 +103,7 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (!sdev)
 		goto drop;
 	/* Every datagram for the device, whether it then takes it or not. */
-	srd_count_one(sdev, SRD_CNT_RX_PKTS);
-	srd_count(sdev, SRD_CNT_RX_BYTES, skb->len - sizeof(struct udphdr));
+	srd_count_traffic(sdev, false, skb->len - sizeof(struct udphdr));
 	/*
 	 * An IPv6 source that is IPv4-mapped names an IPv4 sender that did
 	 * not send it (and passes no IPv4 rp_filter): dropped, as TCP does.
@@ -374,8 +373,7 @@ int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 				 htons(src_port), htons(srd_udp_port), false);
 sent:
 	/* The device's packets and bytes (SRD header and payload), as EFA's. */
-	srd_count_one(sdev, SRD_CNT_TX_PKTS);
-	srd_count(sdev, SRD_CNT_TX_BYTES, len);
+	srd_count_traffic(sdev, true, len);
 	return 0;
 
 err_free:

@@ -43,6 +43,7 @@
 #include <rdma/ib_umem.h>
 #include <linux/hrtimer.h>
 #include <linux/sizes.h>
+#include <linux/u64_stats_sync.h>
 #include <rdma/srd-abi.h>
 
 #include "compat.h"
@@ -217,6 +218,12 @@ struct srd_dev {
 	DECLARE_HASHTABLE(ah_by_pd, 8);
 
 	atomic64_t counters[SRD_NUM_COUNTERS];
+	/*
+	 * TX_PKTS, TX_BYTES, RX_PKTS and RX_BYTES, counted for every packet
+	 * each way: per CPU, so that no packet pays a shared atomic; summed
+	 * when read (srd_get_hw_stats), their counters[] slots unused.
+	 */
+	struct srd_pcpu_traffic __percpu *traffic;
 
 	/* The SRD transport (transport.c): one engine, its peers. */
 	struct srd_transport *transport;
@@ -249,6 +256,29 @@ static inline void srd_count(struct srd_dev *sdev, enum srd_counter c, s64 n)
 static inline void srd_count_one(struct srd_dev *sdev, enum srd_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
+}
+
+/*
+ * A CPU's share of the device's packets and bytes each way.  Updated in
+ * process and softirq context alike: the irqsave form keeps a 32-bit
+ * kernel's sequence whole (on 64-bit it is a local add, no lock).
+ */
+struct srd_pcpu_traffic {
+	u64_stats_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	struct u64_stats_sync syncp;
+};
+
+/* One packet of @len bytes each way: @tx, or received. */
+static inline void srd_count_traffic(struct srd_dev *sdev, bool tx, u32 len)
+{
+	struct srd_pcpu_traffic *t = get_cpu_ptr(sdev->traffic);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&t->syncp);
+	u64_stats_inc(tx ? &t->tx_pkts : &t->rx_pkts);
+	u64_stats_add(tx ? &t->tx_bytes : &t->rx_bytes, len);
+	u64_stats_update_end_irqrestore(&t->syncp, flags);
+	put_cpu_ptr(sdev->traffic);
 }
 
 /*
