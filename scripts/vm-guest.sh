@@ -10,8 +10,11 @@ out=$1
 . "$out/env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-dumb} SRD_VM_OUT=$out SRD_TOP SRD_KVER SRD_MODULE
-# libibverbs loads the uninstalled provider from here (it appends -rdmav34.so).
-export RDMAV_DRIVERS=$SRD_PROVIDER
+# libibverbs loads the uninstalled provider from here (it appends
+# -rdmavNN.so); without one, the provider installed on the root.
+if [ -n "$SRD_PROVIDER" ]; then
+	export RDMAV_DRIVERS=$SRD_PROVIDER
+fi
 
 # Power off, and wait for it without touching the root file system: the
 # 9p share goes away first, and an exec of sleep or the next line of this

@@ -5,6 +5,7 @@
 # rdma_srd loaded and libsrd usable uninstalled.
 #
 #   scripts/vm-run.sh [--kernel VER] [--timeout S] [--no-module]
+#                     [--module FILE] [--provider PATH]
 #                     [--nic udp:LOCAL_PORT:PEER_PORT] [--mac MAC]
 #                     [--share DIR] [--plugin SPEC] -- CMD...
 #   scripts/vm-run.sh [--kernel VER] --interactive
@@ -28,6 +29,14 @@
 # runs, is booted once more (an emulator fault, logged as such; CMD does
 # not run on the first); a crash after CMD starts fails the run, as does a
 # second faulty boot.
+#
+# The guest loads the build's rdma_srd.ko for VER, or FILE (--module),
+# and its libibverbs loads the build's libsrd through RDMAV_DRIVERS, or
+# PATH's (--provider PATH, as RDMAV_DRIVERS takes it: the plugin's path
+# without -rdmavNN.so), or, with --provider '', the one installed on
+# this machine's root.  The initramfs and the runs' directories are kept
+# under $SRD_BUILD (default build/): srd-vm-run, the installed command,
+# runs this script with its own.
 #
 # --nic gives the guest a virtio-net NIC joined to another guest's by qemu
 # UDP socket networking: frames leave from 127.0.0.1:LOCAL_PORT to
@@ -55,6 +64,8 @@ nic=
 mac=
 share=
 plugin=
+module=
+provider=$BUILD/provider/libsrd
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -62,6 +73,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--interactive) interactive=1; shift ;;
 	--no-module) load_module=0; shift ;;
+	--module) module=$2; shift 2 ;;
+	--provider) provider=$2; shift 2 ;;
 	--nic) nic=$2; shift 2 ;;
 	--mac) mac=$2; shift 2 ;;
 	--share) share=$2; shift 2 ;;
@@ -87,10 +100,24 @@ vmlinuz=/boot/vmlinuz-$kver
 [ -r "$vmlinuz" ] || [ ! -r "/lib/modules/$kver/vmlinuz" ] || vmlinuz=/lib/modules/$kver/vmlinuz
 [ -r "$vmlinuz" ] || { echo "vm-run: $vmlinuz is missing (install linux-image-$kver)" >&2; exit 2; }
 
-module=$BUILD/kernel/$kver/rdma_srd.ko
-if [ $load_module -eq 1 ] && [ ! -f "$module" ]; then
-	echo "vm-run: $module is missing: run 'make' first" >&2
-	exit 2
+# libibverbs takes a relative RDMAV_DRIVERS for a provider's name.
+case $provider in
+"") ;;
+*)
+	[[ $provider == /* ]] || provider=$PWD/$provider
+	compgen -G "$provider-rdmav*.so" >/dev/null ||
+		{ echo "vm-run: no provider $provider-rdmavNN.so" >&2; exit 2; }
+	;;
+esac
+if [ -n "$module" ]; then
+	[ -f "$module" ] || { echo "vm-run: --module $module is missing" >&2; exit 2; }
+	module=$(cd "$(dirname "$module")" && pwd)/${module##*/}
+else
+	module=$BUILD/kernel/$kver/rdma_srd.ko
+	if [ $load_module -eq 1 ] && [ ! -f "$module" ]; then
+		echo "vm-run: $module is missing: run 'make' first" >&2
+		exit 2
+	fi
 fi
 
 # The initramfs: busybox, the virtio and 9p modules (decompressed, since
@@ -181,7 +208,7 @@ chmod 755 "$out"
 	echo "SRD_TOP=$(printf '%q' "$TOP")"
 	echo "SRD_KVER=$(printf '%q' "$kver")"
 	echo "SRD_MODULE=$(printf '%q' "$([ $load_module -eq 1 ] && echo "$module")")"
-	echo "SRD_PROVIDER=$(printf '%q' "$BUILD/provider/libsrd")"
+	echo "SRD_PROVIDER=$(printf '%q' "$provider")"
 	echo "SRD_INTERACTIVE=$interactive"
 	echo "SRD_VM_CRASH_BEFORE_START=$(printf '%q' "${SRD_VM_CRASH_BEFORE_START:-}")"
 	echo "SRD_VM_BOOT_FAULT=$(printf '%q' "${SRD_VM_BOOT_FAULT:-}")"
