@@ -33,6 +33,12 @@
 #   PREFIX/bin/srd-efa-run                  runs a command with it in front
 #   PREFIX/bin/srd_perf                     the SRD benchmark (tools/srd_perf),
 #                                           the build's copy without a RUNPATH
+#   PREFIX/bin/srd-vm-run                   runs a command in a qemu guest with
+#                                           the installed module and provider
+#   PREFIX/share/softsrd/scripts/           its harness: vm-run.sh, vm-guest.sh,
+#     vm-run.sh vm-guest.sh vm-devices.sh   vm-devices.sh, common.sh, as in
+#     common.sh                             scripts/ (srd-vm-run finds them
+#                                           from its own path)
 #   PREFIX/share/softsrd/wireshark/softsrd.lua  the Wireshark dissector
 #                                           (tshark -X lua_script:...)
 #   PREFIX/share/man/manN/*.N               the man pages built from man/
@@ -157,6 +163,11 @@ need "$TOP/efa-compat/srd-efa-run.in"
 need "$build/tools/install/srd_perf"
 add "$build/tools/install/srd_perf" 0755 "$prefix/bin/srd_perf"
 add "$TOP/tools/wireshark/softsrd.lua" 0644 "$prefix/share/softsrd/wireshark/softsrd.lua"
+add "$TOP/scripts/srd-vm-run" 0755 "$prefix/bin/srd-vm-run"
+for f in vm-run.sh vm-guest.sh vm-devices.sh; do
+	add "$TOP/scripts/$f" 0755 "$prefix/share/softsrd/scripts/$f"
+done
+add "$TOP/scripts/common.sh" 0644 "$prefix/share/softsrd/scripts/common.sh"
 need "$build/man/man7/rdma_srd.7"
 for m in "$build"/man/man[1-9]/*; do
 	[ -e "$m" ] || continue

@@ -8,6 +8,7 @@
 #    its -lsrd link and its libibverbs plugin link, srd.driver, the uapi
 #    header, srddv.h, softsrd.pc and libsrd.pc, softsrd's libefa.so.1 in
 #    LIBDIR/softsrd and srd-efa-run, srd_perf (no RUNPATH; its --help runs),
+#    srd-vm-run with its harness in PREFIX/share/softsrd/scripts,
 #    with the right modes and contents;
 #    srd-efa-run puts the installed libefa.so.1 in front of the system's;
 #    softsrd.pc's Cflags find the installed uapi header, and a
@@ -47,8 +48,8 @@ for d in /lib/modules/*/build; do
 done
 dkms_kver=${SRD_TEST_KVER:-${kvers[0]:-}}
 
-# 28 tests, and one more for the module of each kernel.
-planned=$((31 + ${#kvers[@]}))
+# 32 tests, and one more for the module of each kernel.
+planned=$((32 + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$planned"
 
@@ -214,6 +215,22 @@ perf_tool_is() {
 	[[ "$out" == "usage: srd_perf "*"--json"* ]] || { echo "--help printed: $out"; return 1; }
 }
 
+# vm_run_is ROOT PREFIX: the installed srd-vm-run (mode 755) and its
+# harness, copies of scripts/, which it finds from its own path (--help
+# runs and prints its usage) and which name nothing of the build tree.
+vm_run_is() {
+	local root=$1 prefix=$2 f out
+	file_is "$root$prefix/bin/srd-vm-run" 755 "$TOP/scripts/srd-vm-run" || return 1
+	for f in vm-run.sh vm-guest.sh vm-devices.sh; do
+		file_is "$root$prefix/share/softsrd/scripts/$f" 755 "$TOP/scripts/$f" || return 1
+	done
+	file_is "$root$prefix/share/softsrd/scripts/common.sh" 644 "$TOP/scripts/common.sh" || return 1
+	! grep -l "$TOP" "$root$prefix/bin/srd-vm-run" "$root$prefix"/share/softsrd/scripts/* ||
+		{ echo "names the build tree"; return 1; }
+	out=$("$root$prefix/bin/srd-vm-run" --help) || { echo "--help failed"; return 1; }
+	[[ "$out" == "srd-vm-run [OPTIONS] [--] CMD"*"--devices N"* ]] || { echo "--help printed: $out"; return 1; }
+}
+
 # --- make install, PREFIX=/usr ---------------------------------------
 d1=$tmp/usr-root
 mkdir "$d1"
@@ -258,8 +275,13 @@ check "the Wireshark dissector in usr/share/softsrd/wireshark" \
 	file_is "$d1/usr/share/softsrd/wireshark/softsrd.lua" 644 "$TOP/tools/wireshark/softsrd.lua"
 check "rdma_srd(7) in usr/share/man/man7" \
 	file_is "$d1/usr/share/man/man7/rdma_srd.7" 644 "$TOP/build/man/man7/rdma_srd.7"
+check "usr/bin/srd-vm-run and its harness in usr/share/softsrd/scripts" \
+	vm_run_is "$d1" /usr
 want1+=("/usr/lib/$multiarch/softsrd/libefa.so.1" /usr/bin/srd-efa-run /usr/bin/srd_perf
-	/usr/share/softsrd/wireshark/softsrd.lua)
+	/usr/share/softsrd/wireshark/softsrd.lua /usr/bin/srd-vm-run)
+for f in vm-run.sh vm-guest.sh vm-devices.sh common.sh; do
+	want1+=("/usr/share/softsrd/scripts/$f")
+done
 for m in "$TOP"/build/man/man[1-9]/*; do
 	want1+=("/usr/share/man/${m#"$TOP"/build/man/}")
 done
@@ -302,7 +324,11 @@ check "softsrd's libefa.so.1 in usr/local/lib/$multiarch/softsrd" \
 check "usr/local/bin/srd-efa-run puts usr/local/lib/$multiarch/softsrd in front" \
 	efa_run_is "$d2" /usr/local
 want2+=("/usr/local/lib/$multiarch/softsrd/libefa.so.1" /usr/local/bin/srd-efa-run
-	/usr/local/bin/srd_perf /usr/local/share/softsrd/wireshark/softsrd.lua)
+	/usr/local/bin/srd_perf /usr/local/share/softsrd/wireshark/softsrd.lua
+	/usr/local/bin/srd-vm-run)
+for f in vm-run.sh vm-guest.sh vm-devices.sh common.sh; do
+	want2+=("/usr/local/share/softsrd/scripts/$f")
+done
 for m in "$TOP"/build/man/man[1-9]/*; do
 	want2+=("/usr/local/share/man/${m#"$TOP"/build/man/}")
 done
