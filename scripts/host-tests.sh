@@ -522,6 +522,77 @@ test_vm_fails_when_every_boot_has_a_kernel_problem() {
 		! grep -q '^ran' <<<"$out" || { echo "# rc=$rc: $out" | head -20; return 1; }
 }
 
+# srd-vm-run, the installed command (issue 44): installed into a scratch
+# DESTDIR with this build's module and provider, it boots the guest with
+# them (named by --module and --provider, since nothing is installed on
+# this machine's root), makes srd1 and srd2 in host1 and host2, tells
+# CMD their names and addresses, carries a UD ping-pong between them,
+# and passes CMD's exit status (3) through.  And it says in one sentence
+# what is missing: a module for the kernel, a kernel.
+t test_srd_vm_run_installed
+test_srd_vm_run_installed() {
+	local root=$tmp/vm-run-root ma kver run out rc start ms
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+	# shellcheck source=scripts/common.sh
+	kver=$(. "$TOP/scripts/common.sh" && resolve_kernel "${VM_KERNEL:-6.1}") || return 1
+	mkdir -p "$root"
+	make -s -C "$TOP" -o all install NODEPS=1 DESTDIR="$root" PREFIX=/usr KVER="$kver" \
+		>"$tmp/vm-run-install.log" 2>&1 || { sed 's/^/# /' "$tmp/vm-run-install.log"; return 1; }
+	run=$root/usr/bin/srd-vm-run
+	# What the guest runs: the devices' environment, the provider
+	# libibverbs is told to load, ibv_devices, 20
+	# round trips of ibv_ud_pingpong from host1 to host2, srd1's packet
+	# counter, then exit 3.
+	cat >"$root/cmd.sh" <<'CMD'
+set -u
+echo "devices=$SRD_VM_DEVICES netns=$SRD_VM_NETNS ips=$SRD_VM_IPS"
+echo "provider=${RDMAV_DRIVERS-}"
+ibv_devices
+ip netns exec host2 ibv_ud_pingpong -d srd2 -g 0 -s 512 -n 20 >/dev/null &
+server=$!
+for _ in $(seq 200); do
+	ip netns exec host2 ss -Hltn 'sport = :18515' | grep -q . && break
+	sleep 0.1
+done
+ip netns exec host1 ibv_ud_pingpong -d srd1 -g 0 -s 512 -n 20 10.0.0.2 || exit 1
+wait "$server" || exit 1
+echo "srd1 tx_pkts=$(cat /sys/class/infiniband/srd1/hw_counters/tx_pkts)"
+exit 3
+CMD
+	start=$(date +%s%N)
+	out=$(XDG_CACHE_HOME=$tmp/vm-run-cache "$run" --kernel "$kver" --share "$root" \
+		--module "$root/lib/modules/$kver/updates/rdma_srd.ko" \
+		--provider "$root/usr/lib/$ma/libibverbs/libsrd" -- bash "$root/cmd.sh" 2>&1)
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	echo "# srd-vm-run: boot, devices, command and power-off took $ms ms"
+	sed 's/^/# /' <<<"$out"
+	[ $rc -eq 3 ] || { echo "# exit $rc, want CMD's 3"; return 1; }
+	grep -qx 'devices=srd1 srd2 netns=host1 host2 ips=10.0.0.1 10.0.0.2' <<<"$out" ||
+		{ echo "# CMD was not told the devices"; return 1; }
+	grep -qx "provider=$root/usr/lib/$ma/libibverbs/libsrd" <<<"$out" ||
+		{ echo "# libibverbs in the guest was not pointed at the installed libsrd"; return 1; }
+	grep -Eq '^ +srd1 ' <<<"$out" && grep -Eq '^ +srd2 ' <<<"$out" ||
+		{ echo "# ibv_devices did not list srd1 and srd2"; return 1; }
+	grep -Eq '^srd1 tx_pkts=([2-9][0-9]|[0-9]{3,})$' <<<"$out" ||
+		{ echo "# srd1 sent fewer than 20 packets"; return 1; }
+	[ -f "$tmp/vm-run-cache/softsrd-vm/vm/initramfs-$kver.cpio" ] ||
+		{ echo "# no initramfs in the cache directory"; return 1; }
+	# Without --module, on a machine where nothing is installed for
+	# $kver (neither make install nor DKMS has put rdma_srd there).
+	if ! modinfo -k "$kver" -F filename rdma_srd >/dev/null 2>&1; then
+		out=$(XDG_CACHE_HOME=$tmp/vm-run-cache "$run" --kernel "$kver" -- true 2>&1)
+		rc=$?
+		[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
+			[[ "$out" == "srd-vm-run: no rdma_srd is installed for $kver:"*"--module FILE" ]] ||
+			{ echo "# rc=$rc (want 2), no module: $out"; return 1; }
+	fi
+	out=$("$run" --kernel 0.0 -- true 2>&1)
+	rc=$?
+	[ $rc -eq 2 ] && [[ "$out" == "srd-vm-run: no installed kernel matches '0.0'"* ]] ||
+		{ echo "# rc=$rc (want 2), no kernel: $out"; return 1; }
+}
+
 # bench-table.py --targets: issue 17's ratios of each run, from its
 # results.json and engine.txt, and in how many runs each target was met.
 t test_bench_targets_table
