@@ -522,13 +522,18 @@ test_vm_fails_when_every_boot_has_a_kernel_problem() {
 		! grep -q '^ran' <<<"$out" || { echo "# rc=$rc: $out" | head -20; return 1; }
 }
 
-# srd-vm-run, the installed command (issue 44): installed into a scratch
-# DESTDIR with this build's module and provider, it boots the guest with
-# them (named by --module and --provider, since nothing is installed on
-# this machine's root), makes srd1 and srd2 in host1 and host2, tells
-# CMD their names and addresses, carries a UD ping-pong between them,
-# and passes CMD's exit status (3) through.  And it says in one sentence
-# what is missing: a module for the kernel, a kernel.
+# srd-vm-run, the installed command (issue 44), installed by make install
+# into a scratch DESTDIR and used as a user would: in a mount namespace of
+# its own, read-only overlays put the DESTDIR's files where make install
+# puts them (PREFIX/bin, PREFIX/share, LIBDIR, /etc/libibverbs.d,
+# /lib/modules/KVER/updates), so that srd-vm-run runs by name and finds
+# the module, and libibverbs in the guest the provider, as installed;
+# qemu's 9p export of / sees the same.  (Where no such namespace can be
+# made, the DESTDIR's srd-vm-run runs with --module and --provider.)  It
+# must make srd1 and srd2 in host1 and host2, tell CMD their names and
+# addresses, carry a UD ping-pong between them, and pass CMD's exit
+# status (3) through.  And it says in one sentence what is missing: a
+# module for the kernel, a kernel.
 t test_srd_vm_run_installed
 test_srd_vm_run_installed() {
 	local root=$tmp/vm-run-root ma kver run out rc start ms
@@ -540,9 +545,9 @@ test_srd_vm_run_installed() {
 		>"$tmp/vm-run-install.log" 2>&1 || { sed 's/^/# /' "$tmp/vm-run-install.log"; return 1; }
 	run=$root/usr/bin/srd-vm-run
 	# What the guest runs: the devices' environment, the provider
-	# libibverbs is told to load, ibv_devices, 20
-	# round trips of ibv_ud_pingpong from host1 to host2, srd1's packet
-	# counter, then exit 3.
+	# libibverbs is told to load (none: the installed one), ibv_devices,
+	# 20 round trips of ibv_ud_pingpong from host1 to host2, srd1's
+	# packet counter, then exit 3.
 	cat >"$root/cmd.sh" <<'CMD'
 set -u
 echo "devices=$SRD_VM_DEVICES netns=$SRD_VM_NETNS ips=$SRD_VM_IPS"
@@ -559,19 +564,42 @@ wait "$server" || exit 1
 echo "srd1 tx_pkts=$(cat /sys/class/infiniband/srd1/hw_counters/tx_pkts)"
 exit 3
 CMD
+	cat >"$tmp/in-place.sh" <<'NS'
+# in-place.sh ROOT DIR... -- CMD...: CMD with ROOT's copy of each DIR
+# laid over it (read-only, in this mount namespace only).
+root=$1
+shift
+while [ "$1" != -- ]; do
+	mount -t overlay -o "ro,lowerdir=$root$1:$1" softsrd "$1" || exit 1
+	shift
+done
+shift
+exec "$@"
+NS
+	local how want_provider vm_run=()
+	if unshare -m true 2>/dev/null && grep -qw overlay /proc/filesystems; then
+		how="installed in place"
+		want_provider=
+		vm_run=(unshare -m bash "$tmp/in-place.sh" "$root" /usr/bin /usr/share
+			"/usr/lib/$ma" /etc/libibverbs.d "/lib/modules/$kver" -- srd-vm-run)
+	else
+		how="from the DESTDIR, with --module and --provider"
+		want_provider=$root/usr/lib/$ma/libibverbs/libsrd
+		vm_run=("$run" --module "$root/lib/modules/$kver/updates/rdma_srd.ko"
+			--provider "$want_provider")
+	fi
 	start=$(date +%s%N)
-	out=$(XDG_CACHE_HOME=$tmp/vm-run-cache "$run" --kernel "$kver" --share "$root" \
-		--module "$root/lib/modules/$kver/updates/rdma_srd.ko" \
-		--provider "$root/usr/lib/$ma/libibverbs/libsrd" -- bash "$root/cmd.sh" 2>&1)
+	out=$(XDG_CACHE_HOME=$tmp/vm-run-cache "${vm_run[@]}" --kernel "$kver" --share "$root" \
+		-- bash "$root/cmd.sh" 2>&1)
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
-	echo "# srd-vm-run: boot, devices, command and power-off took $ms ms"
+	echo "# srd-vm-run $how: boot, devices, command and power-off took $ms ms"
 	sed 's/^/# /' <<<"$out"
 	[ $rc -eq 3 ] || { echo "# exit $rc, want CMD's 3"; return 1; }
 	grep -qx 'devices=srd1 srd2 netns=host1 host2 ips=10.0.0.1 10.0.0.2' <<<"$out" ||
 		{ echo "# CMD was not told the devices"; return 1; }
-	grep -qx "provider=$root/usr/lib/$ma/libibverbs/libsrd" <<<"$out" ||
-		{ echo "# libibverbs in the guest was not pointed at the installed libsrd"; return 1; }
+	grep -qx "provider=$want_provider" <<<"$out" ||
+		{ echo "# RDMAV_DRIVERS in the guest is not '$want_provider'"; return 1; }
 	grep -Eq '^ +srd1 ' <<<"$out" && grep -Eq '^ +srd2 ' <<<"$out" ||
 		{ echo "# ibv_devices did not list srd1 and srd2"; return 1; }
 	grep -Eq '^srd1 tx_pkts=([2-9][0-9]|[0-9]{3,})$' <<<"$out" ||
@@ -580,7 +608,9 @@ CMD
 		{ echo "# no initramfs in the cache directory"; return 1; }
 	# Without --module, on a machine where nothing is installed for
 	# $kver (neither make install nor DKMS has put rdma_srd there).
-	if ! modinfo -k "$kver" -F filename rdma_srd >/dev/null 2>&1; then
+	if ! modinfo -k "$kver" -F filename rdma_srd >/dev/null 2>&1 &&
+		! ls "/lib/modules/$kver"/updates/rdma_srd.ko* \
+			"/lib/modules/$kver"/updates/dkms/rdma_srd.ko* >/dev/null 2>&1; then
 		out=$(XDG_CACHE_HOME=$tmp/vm-run-cache "$run" --kernel "$kver" -- true 2>&1)
 		rc=$?
 		[ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
