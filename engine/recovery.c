@@ -94,9 +94,9 @@ static void ack_pkt(struct srd_peer *peer, struct srd_tx_pkt *e,
 	    srd_bit_test(m->acked, e->seg))
 		return;
 	srd_bit_set(m->acked, e->seg);
-	/* The receiver took the probe: its QPs' gate opens. */
+	/* The receiver took the probe: its QPs' gate opens, or probes again. */
 	if (m->rnr_probe)
-		srd_rnr_open(peer, m);
+		srd_rnr_taken(peer, m, srd_now(peer));
 	if (++m->segs_acked < m->nsegs)
 		return;
 	if (m->kind == SRD_MSG_READ)
@@ -233,10 +233,7 @@ static enum srd_comp_status nak_status(uint8_t reason)
 void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us)
 {
-	const struct srd_config *cfg = &peer->eng->cfg;
 	struct srd_tx_msg *m;
-	uint64_t backoff;
-	uint32_t i;
 
 	peer->ctr.naks_received++;
 	if (p->nak_reason == SRD_NAK_RNR)
@@ -264,7 +261,7 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 		srd_tx_pump(peer, now_us);
 		return;
 	}
-	if (m->rnr_naks < 0xffff)
+	if (m->rnr_naks < 0xff)
 		m->rnr_naks++;
 	if (m->rnr_retry != SRD_RNR_RETRY_INFINITE && m->rnr_naks > m->rnr_retry) {
 		srd_tx_complete(peer, m, SRD_COMP_RNR_RETRY_EXC);
@@ -278,13 +275,8 @@ void srd_tx_on_nak(struct srd_peer *peer, const struct srd_pkt *p,
 	srd_tx_abandon_pkts(peer, m->msg_id);
 	srd_tx_leave_window(peer, m);
 	srd_tx_msg_deactivate(peer, m);
-	backoff = cfg->rnr_backoff_min_us;
-	for (i = 1; i < m->rnr_naks && backoff < cfg->rnr_backoff_max_us; i++)
-		backoff <<= 1;
-	if (backoff > cfg->rnr_backoff_max_us)
-		backoff = cfg->rnr_backoff_max_us;
 	m->attempt++;
-	srd_rnr_park(peer, m, now_us + backoff);
+	srd_rnr_park(peer, m, now_us);
 	srd_tx_pump(peer, now_us);
 }
 

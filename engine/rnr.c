@@ -11,12 +11,26 @@
  * which met it or came after it.  The gate's head is the message to try
  * next; at its backoff's end it goes back to the front of the queue as
  * the gate's probe, takes a new message id when the window has room, and
- * is sent from its first segment.  Meanwhile the gate keeps the others:
- * a new message of the pair joins it instead of taking an id.
+ * is sent from its first segment, which goes alone until the receiver
+ * takes it (its first ACK): refused, the rest would each draw a NAK.
+ * Meanwhile the gate keeps the others: a new message of the pair joins it
+ * instead of taking an id.
  *
  *   probe NAKed RNR again --> head again, a longer backoff
- *   probe ACKed (the receiver took it), or finished in any way
+ *   probe ACKed (the receiver took it), the first time in a row
+ *            --> the gate's next message goes at once as its probe;
+ *   probe ACKed the second time in a row, or finished in any way
  *            --> the gate opens: every message of it is queued again
+ *
+ * The backoff is the gate's: it doubles with each probe NAKed in a row
+ * and starts again from rnr_backoff_min_us once a probe is taken.  A
+ * message's own NAKs say nothing of the receiver now: behind a receiver
+ * with one receive, each message is NAKed again and again while the
+ * others go first, and a backoff grown from them slept for a receive
+ * posted long before.  And a gate opens only when two probes in a row
+ * were taken: opened at the first, it sent every message behind it to a
+ * receiver that had just used its one receive, each to be NAKed, and
+ * their packets took the link from the next probe.
  *
  * So a receiver that posts no receive costs the peer one probe per
  * backoff, and its sender's other messages nothing; every other pair of
@@ -68,19 +82,35 @@ static void park(struct srd_peer *peer, struct srd_tx_msg *m)
 {
 	m->state = SRD_TXM_RNR_WAIT;
 	m->rnr_probe = false;
+	m->rnr_gate_naks = 0;
+	m->rnr_gate_taken = 0;
 	peer->rnr_waiting++;
 }
 
-/* @m: NAKed RNR and out of the window; wait until @until_us. */
-void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m,
-		  uint64_t until_us)
+/* When a gate whose probes were NAKed @naks times in a row probes next. */
+static uint64_t gate_until(const struct srd_peer *peer, uint32_t naks,
+			   uint64_t now_us)
+{
+	const struct srd_config *cfg = &peer->eng->cfg;
+	uint64_t backoff = cfg->rnr_backoff_min_us;
+
+	while (--naks && backoff < cfg->rnr_backoff_max_us)
+		backoff <<= 1;
+	return now_us + srd_min_u64(backoff, cfg->rnr_backoff_max_us);
+}
+
+/* @m: NAKed RNR at @now_us and out of the window; wait in its gate. */
+void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m, uint64_t now_us)
 {
 	struct srd_tx_msg **pp = gate_find(peer, m), *g;
 	bool probe = m->rnr_probe;
+	/* The gate's NAKs in a row: one more for its probe, else the first. */
+	uint8_t naks = !probe ? 1 : m->rnr_gate_naks < 0x7f ? m->rnr_gate_naks + 1 : 0x7f;
 
 	park(peer, m);
+	m->rnr_gate_naks = naks;
 	if (!pp) {
-		m->rnr_until_us = until_us;
+		m->rnr_until_us = gate_until(peer, m->rnr_gate_naks, now_us);
 		m->rnr_behind = NULL;
 		m->rnr_behind_tail = NULL;
 		m->next = peer->rnr_gates;
@@ -98,7 +128,7 @@ void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m,
 	 * longer backoff, and the head that waited for its fate (with those
 	 * behind it) waits behind it.
 	 */
-	m->rnr_until_us = until_us;
+	m->rnr_until_us = gate_until(peer, m->rnr_gate_naks, now_us);
 	m->next = g->next;
 	m->rnr_behind = g;
 	m->rnr_behind_tail = g->rnr_behind_tail ? g->rnr_behind_tail : g;
@@ -185,9 +215,34 @@ void srd_rnr_wake(struct srd_peer *peer, uint64_t now_us)
 }
 
 /*
- * Probe @m was taken by the receiver (its first ACK), or finished some
- * other way: its gate opens, and every message of it goes back to the
- * queue.
+ * Probe @m was taken by the receiver (its first ACK) at @now_us.  The
+ * first probe taken in a row sends the gate's head at once as the next
+ * (its backoff starts again); the second opens the gate.
+ */
+void srd_rnr_taken(struct srd_peer *peer, struct srd_tx_msg *m, uint64_t now_us)
+{
+	struct srd_tx_msg **pp = gate_find(peer, m), *g;
+	bool held = !srd_tx_msg_unsent(m);
+
+	m->rnr_probe = false;
+	/* The rest of it goes now. */
+	if (held && srd_tx_msg_unsent(m))
+		peer->tx_unsent++;
+	if (!pp)
+		return;
+	g = *pp;
+	if (m->rnr_gate_taken) {
+		requeue_chain(peer, gate_take(pp));
+		return;
+	}
+	g->rnr_until_us = now_us;
+	g->rnr_gate_naks = 0;
+	g->rnr_gate_taken = 1;
+}
+
+/*
+ * Probe @m finished without being taken (failed, flushed): its gate
+ * opens, and every message of it goes back to the queue.
  */
 void srd_rnr_open(struct srd_peer *peer, struct srd_tx_msg *m)
 {

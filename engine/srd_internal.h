@@ -441,8 +441,13 @@ struct srd_tx_msg {
 	};
 	uint8_t *acked;			/* nsegs bits, while ACTIVE */
 	uint32_t acked_bytes;		/* size of the acked bitmap */
-	uint16_t rnr_naks;		/* RNR NAKs it drew, saturating */
+	uint8_t rnr_naks;		/* RNR NAKs it drew, saturating */
 	bool rnr_probe;			/* sent again to try its receiver */
+	/*
+	 * A gate's head: its probes NAKed in a row (the gate's first NAK
+	 * included, saturating), and taken in a row (0 or 1; rnr.c)
+	 */
+	uint8_t rnr_gate_naks : 7, rnr_gate_taken : 1;
 	uint8_t acked_inline[SRD_MSG_BITS_INLINE];	/* acked, if it fits */
 };
 
@@ -923,10 +928,14 @@ static inline uint32_t srd_tx_ring_mask(const struct srd_peer *peer)
 	return peer->eng->cfg.tx_window_pkts - 1;
 }
 
-/* Counted in peer->tx_unsent: the pump has new segments of it to send. */
+/*
+ * Counted in peer->tx_unsent: the pump has new segments of it to send (an
+ * RNR probe none past its first until the receiver took it: rnr.c).
+ */
 static inline bool srd_tx_msg_unsent(const struct srd_tx_msg *m)
 {
-	return m->state == SRD_TXM_ACTIVE && m->next_seg < m->nsegs;
+	return m->state == SRD_TXM_ACTIVE && m->next_seg < m->nsegs &&
+	       !(m->rnr_probe && m->next_seg);
 }
 
 /* Message @id if it is in the window, else NULL: several times a packet. */
@@ -970,10 +979,10 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		      uint64_t now_us);
 
 /* rnr.c: messages whose receiver was not ready */
-void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m,
-		  uint64_t until_us);
+void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m, uint64_t now_us);
 bool srd_rnr_gated(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_rnr_wake(struct srd_peer *peer, uint64_t now_us);
+void srd_rnr_taken(struct srd_peer *peer, struct srd_tx_msg *m, uint64_t now_us);
 void srd_rnr_open(struct srd_peer *peer, struct srd_tx_msg *m);
 void srd_rnr_fail(struct srd_peer *peer, enum srd_comp_status st,
 		  bool requeue, bool by_qpn, uint32_t qpn);

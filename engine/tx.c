@@ -500,6 +500,8 @@ static bool retx_pop(struct srd_peer *peer, struct srd_retx *out)
  * cursor moves only when the segment is sent (*@rr_end: the round's end
  * for the pump to keep then): a window or pacing that holds the packet
  * back must not cost the message its turn.
+ * An RNR probe sends its first segment alone until the receiver took it
+ * (rnr.c): refused, the rest would only draw a NAK each.
  */
 static struct srd_tx_msg *next_new(struct srd_peer *peer, uint32_t *rr_end)
 {
@@ -518,8 +520,7 @@ static struct srd_tx_msg *next_new(struct srd_peer *peer, uint32_t *rr_end)
 	for (round = 0; round < 2; round++) {
 		for (; pos < end; pos++) {
 			m = srd_tx_msg_by_id(peer, peer->msg_base + pos);
-			if (m && m->state == SRD_TXM_ACTIVE &&
-			    m->next_seg < m->nsegs) {
+			if (m && srd_tx_msg_unsent(m)) {
 				*rr_end = peer->msg_base + end;
 				return m;
 			}
@@ -590,7 +591,8 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 		} else {
 			peer->msg_rr = m->msg_id + 1;
 			peer->msg_rr_end = rr_end;
-			if (++m->next_seg == m->nsegs)
+			m->next_seg++;
+			if (!srd_tx_msg_unsent(m))
 				peer->tx_unsent--;
 			srd_tx_send_data(peer, m, m->next_seg - 1, SRD_TXW_NEW,
 					 SRD_PATH_NONE, now_us);

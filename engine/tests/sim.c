@@ -1730,7 +1730,8 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		}
 		for (q = 0; q < p->qps; q++)
 			nd->qps[q].credits = q == p->stuck_qp ? 0 :
-					     q == p->rnr_qp ? 1 : -1;
+					     q == p->rnr_qp ? 1 :
+					     p->slow_rx_us && a == p->incast_to ? 1 : -1;
 		node_up(&s, nd);
 	}
 	r->bound_bytes_per_node = (p->nodes - 1) * srd_peer_mem_bound_bytes(&s.cfg) + 4096;
@@ -1740,8 +1741,10 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 				   .t_ns = 1000ull * p->restart_at_us };
 		ev_push(&s, e);
 	}
-	if (p->rnr_qp >= 0) {
-		struct event e = { .type = EV_REFILL, .t_ns = 1000ull * p->rnr_refill_us };
+	if (p->rnr_qp >= 0 || p->slow_rx_us) {
+		struct event e = { .type = EV_REFILL,
+				   .t_ns = 1000ull * (p->slow_rx_us ? p->slow_rx_us :
+							       p->rnr_refill_us) };
 		ev_push(&s, e);
 	}
 	if (p->stuck_qp >= 0) {
@@ -1799,14 +1802,18 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 				node_up(&s, &s.nodes[e.dst]);
 				break;
 			case EV_REFILL:
-				for (a = 0; a < p->nodes; a++)
+				for (a = 0; a < p->nodes && p->rnr_qp >= 0; a++)
 					if (s.nodes[a].qps[p->rnr_qp].credits < 4)
 						s.nodes[a].qps[p->rnr_qp].credits++;
+				for (q = 0; q < p->qps && p->slow_rx_us; q++)
+					if (s.nodes[p->incast_to].qps[q].credits < 1)
+						s.nodes[p->incast_to].qps[q].credits++;
 				for (i = 0; i < s.nmsgs && !more; i++)
 					more = !s.msgs[i].done &&
 					       (s.msgs[i].posted || !s.msgs[i].is_answer);
 				if (more) {
-					e.t_ns += 1000ull * p->rnr_refill_us;
+					e.t_ns += 1000ull * (p->slow_rx_us ? p->slow_rx_us :
+								    p->rnr_refill_us);
 					ev_push(&s, e);
 				}
 				break;

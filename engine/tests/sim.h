@@ -67,6 +67,13 @@ struct sim_params {
 	int rnr_qp;			/* this QP index has few receives; -1 none */
 	uint32_t rnr_refill_us;
 	/*
+	 * > 0: a slow receiver (srd_mix -d): every QP of node incast_to has
+	 * one receive, and gets it again every slow_rx_us once it used it;
+	 * its senders meet RNR on most messages, and their pace should be
+	 * the receiver's.
+	 */
+	uint32_t slow_rx_us;
+	/*
 	 * >= 0: this QP index of the receiving node never posts a receive,
 	 * and its peer QP on the first sender posts stuck_msgs sends to it
 	 * at the start (rnr_retry 7): they must never complete nor arrive,

@@ -447,6 +447,69 @@ static bool check_rnr_stuck(const struct sim_params *p, const struct sim_result 
 }
 
 /*
+ * A slow receiver (srd_mix -d): one QP pair, 16 messages of up to 64 KiB
+ * in flight, into a QP that has one receive and gets another every
+ * millisecond once it used it; 1% loss.  check_slow_receiver() holds the
+ * sender to the receiver's pace: a sender whose RNR backoff grows with
+ * each message's own NAKs, drawn while it waited behind the others,
+ * sleeps up to rnr_backoff_max_us for a receive posted long before.
+ */
+static void sc_slow_receiver(struct sim_params *p)
+{
+	p->nodes = 2;
+	p->qps = 1;
+	p->incast_to = 1;
+	p->msgs_per_node = 300;
+	p->depth = 16;
+	p->max_msg_bytes = 64 * 1024;
+	p->uniform_len = true;
+	p->loss_permille = 10;
+	p->slow_rx_us = 1000;
+}
+
+/* At most this many times the receiver's pace (one message per slow_rx_us). */
+#define SLOW_RX_SLACK_X100	150
+/*
+ * RNR NAKs per message at most.  A NAK answers each packet of a refused
+ * attempt, and a probe goes as one packet until taken: about 3 a message
+ * here.  Probes sent whole drew ~15 (up to 16 packets of 64 KiB in flight
+ * each), and a gate that opened at the first probe taken, sending every
+ * message behind it to the receiver's one used receive, ~56.
+ */
+#define SLOW_RX_NAKS_PER_MSG	8
+
+static bool check_slow_receiver(const struct sim_params *p, const struct sim_result *r,
+				char *why, size_t n)
+{
+	uint64_t pace = (uint64_t)p->msgs_per_node * p->slow_rx_us;
+
+	printf("#   %llu us for %d messages, the receiver's pace %llu us (%.2fx; at most %.2fx); "
+	       "%llu RNR probes, %llu RNR NAKs\n",
+	       (unsigned long long)r->last_ok_completion_us, p->msgs_per_node,
+	       (unsigned long long)pace, (double)r->last_ok_completion_us / pace,
+	       SLOW_RX_SLACK_X100 / 100.0, (unsigned long long)r->rnr_probes,
+	       (unsigned long long)r->rnr_naks);
+	/* Exercised: the sender met RNR and probed. */
+	if (!r->rnr_probes) {
+		snprintf(why, n, "no RNR probe: the receiver was never short");
+		return false;
+	}
+	if (r->rnr_naks > (uint64_t)SLOW_RX_NAKS_PER_MSG * p->msgs_per_node) {
+		snprintf(why, n, "%llu RNR NAKs for %d messages: more than %d each",
+			 (unsigned long long)r->rnr_naks, p->msgs_per_node,
+			 SLOW_RX_NAKS_PER_MSG);
+		return false;
+	}
+	if (r->last_ok_completion_us * 100 > SLOW_RX_SLACK_X100 * pace) {
+		snprintf(why, n, "done by %llu us, the receiver's pace is %llu us",
+			 (unsigned long long)r->last_ok_completion_us,
+			 (unsigned long long)pace);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Goodput under loss, the property: a run with its links' trouble taken
  * away sets the pace, and the troubled run must keep at least a third of
  * its goodput (finish within 3x its time): a transport that only stays
@@ -589,6 +652,9 @@ static const struct scenario scenarios[] = {
 	  sc_loss_patterns, check_goodput, 12 },
 	{ "rnr_stuck", "8 QPs, 1% loss; 1000 sends to a QP that posts no receive, then 2000 "
 	  "others: their goodput as without the stuck ones", sc_rnr_stuck, check_rnr_stuck },
+	{ "slow_receiver", "one QP pair, 16 deep, to 64 KiB, 1% loss, into one receive "
+	  "posted again every 1 ms: the receiver's pace", sc_slow_receiver,
+	  check_slow_receiver },
 	{ "big_msgs_64_paths", "messages up to 1 MiB, 1 KiB segments, 64 paths",
 	  sc_big_64_paths, NULL },
 	{ "forger", "4 nodes, 1% loss, 30% RDMA, an off-path forger: 1 forged per 2 real",
