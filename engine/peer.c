@@ -89,48 +89,56 @@ static bool pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-int srd_config_validate(const struct srd_config *c)
+const char *srd_config_check(const struct srd_config *c)
 {
 	if (!c->n_paths || c->n_paths > SRD_MAX_PATHS)
-		return -1;
+		return "n_paths: 1 to SRD_MAX_PATHS";
 	/* RDMA packets carry seg_bytes less their longer header. */
 	if (c->seg_bytes < SRD_MIN_SEG_BYTES + SRD_HDR_RDMA_BYTES - SRD_HDR_DATA_BYTES ||
 	    c->seg_bytes > SRD_MAX_SEG_BYTES)
-		return -2;
+		return "seg_bytes: SRD_MIN_SEG_BYTES past an RDMA header, to SRD_MAX_SEG_BYTES";
 	if (c->max_msg_bytes > SRD_MAX_MSG_BYTES)
-		return -3;
+		return "max_msg_bytes: at most SRD_MAX_MSG_BYTES";
 	if (!pow2(c->tx_window_pkts) || c->tx_window_pkts > SRD_MAX_TX_WINDOW_PKTS)
-		return -4;
+		return "tx_window_pkts: a power of 2, at most SRD_MAX_TX_WINDOW_PKTS";
 	if (!pow2(c->msg_window) || c->msg_window > SRD_MAX_MSG_WINDOW)
-		return -5;
+		return "msg_window: a power of 2, at most SRD_MAX_MSG_WINDOW";
 	if (!c->max_pending_msgs)
-		return -6;
+		return "max_pending_msgs: not 0";
 	if (!c->rto_min_us || c->rto_min_us > c->rto_max_us ||
 	    c->rto_floor_max_us > c->rto_max_us)
-		return -7;
+		return "rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us";
 	if (!c->reorder_pkts)
-		return -8;
+		return "reorder_pkts: not 0";
 	if (!c->ack_every_pkts || c->ack_reply_wait_us > c->rto_max_us)
-		return -9;
+		return "ack_every_pkts: not 0; ack_reply_wait_us at most rto_max_us";
 	if (!c->cwnd_min_256ths ||
 	    c->cwnd_min_256ths > (uint64_t)c->cwnd_max_pkts * SRD_CWND_ONE ||
 	    c->cwnd_max_pkts > c->tx_window_pkts)
-		return -10;
-	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100 ||
-	    c->cc_target_rtt_mult > 64 || c->cc_target_us > SRD_CC_TARGET_MAX_US ||
-	    c->cc_drain_interval_us > SRD_CC_DRAIN_INTERVAL_MAX_US ||
-	    c->cc_fs_range_us > SRD_CC_TARGET_MAX_US)
-		return -11;
+		return "cwnd_min_256ths: 1 to cwnd_max_pkts, at most tx_window_pkts";
+	if (c->cc_beta_pct > 100 || c->cc_max_mdf_pct >= 100)
+		return "cc_beta_pct: at most 100; cc_max_mdf_pct: below 100";
+	if (c->cc_target_rtt_mult > 64)
+		return "cc_target_rtt_mult: at most 64";
+	if (c->cc_target_us > SRD_CC_TARGET_MAX_US || c->cc_fs_range_us > SRD_CC_TARGET_MAX_US)
+		return "cc_target_us, cc_fs_range_us: at most SRD_CC_TARGET_MAX_US";
+	if (c->cc_drain_interval_us > SRD_CC_DRAIN_INTERVAL_MAX_US)
+		return "cc_drain_interval_us: at most SRD_CC_DRAIN_INTERVAL_MAX_US";
 	if (!c->path_fail_losses || !c->path_avoid_us ||
 	    c->path_avoid_us > c->path_avoid_max_us)
-		return -12;
+		return "path_fail_losses, path_avoid_us: not 0; path_avoid_us to path_avoid_max_us";
 	if (!c->rnr_backoff_min_us || c->rnr_backoff_min_us > c->rnr_backoff_max_us)
-		return -13;
+		return "rnr_backoff_min_us: not 0, at most rnr_backoff_max_us";
 	if (!c->pacing_burst_pkts || c->pacing_burst_pkts > c->cwnd_max_pkts)
-		return -14;
+		return "pacing_burst_pkts: not 0, at most cwnd_max_pkts";
 	if (!c->resp_timeout_us)
-		return -15;
-	return 0;
+		return "resp_timeout_us: not 0";
+	return NULL;
+}
+
+int srd_config_validate(const struct srd_config *c)
+{
+	return srd_config_check(c) ? -1 : 0;
 }
 
 size_t srd_peer_mem_bound_bytes(const struct srd_config *c)

@@ -315,7 +315,12 @@ struct srd_config {
 };
 
 void srd_config_default(struct srd_config *cfg);
-/* 0, or the negative number of the first bad field (for messages). */
+/*
+ * NULL, or the first rule @cfg breaks, naming its fields, for a message:
+ * "rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us".
+ */
+const char *srd_config_check(const struct srd_config *cfg);
+/* 0, or -1 when srd_config_check() finds a rule broken. */
 int srd_config_validate(const struct srd_config *cfg);
 
 /* --- counters -------------------------------------------------------- */

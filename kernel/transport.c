@@ -756,7 +756,7 @@ int srd_transport_init(struct srd_dev *sdev)
 {
 	struct srd_transport *tp;
 	struct srd_config cfg;
-	int err;
+	const char *rule;
 
 	/*
 	 * The tunables were checked when set (tunables.c); what can still be
@@ -766,10 +766,10 @@ int srd_transport_init(struct srd_dev *sdev)
 	/* What the netdev's MTU leaves, fixed at creation (protocol.md). */
 	cfg.seg_bytes = srd_wire_seg_bytes(READ_ONCE(sdev->ndev->mtu));
 	cfg.max_msg_bytes = SRD_DEV_MAX_MSG_BYTES;
-	err = srd_config_validate(&cfg);
-	if (err) {
-		pr_warn("rdma_srd: the SRD configuration for netdev %s (MTU %u) is inconsistent (field %d)\n",
-			netdev_name(sdev->ndev), READ_ONCE(sdev->ndev->mtu), -err);
+	rule = srd_config_check(&cfg);
+	if (rule) {
+		pr_warn("rdma_srd: the SRD configuration for netdev %s (MTU %u) is inconsistent (%s)\n",
+			netdev_name(sdev->ndev), READ_ONCE(sdev->ndev->mtu), rule);
 		return -EINVAL;
 	}
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);

@@ -146,6 +146,7 @@ static int srd_tunable_set(const char *val, const struct kernel_param *kp)
 {
 	struct srd_tunable *t = kp->arg;
 	struct srd_config cfg;
+	const char *rule;
 	unsigned int u;
 	int s, err;
 	s64 v;
@@ -167,10 +168,10 @@ static int srd_tunable_set(const char *val, const struct kernel_param *kp)
 	if (t->in_cfg) {
 		srd_tunables_fill(&cfg);
 		srd_tunable_apply(&cfg, t, v);
-		err = srd_config_validate(&cfg);
-		if (err) {
-			pr_warn("rdma_srd: %s=%lld would make the SRD tunables inconsistent (field %d)\n",
-				kp->name, v, -err);
+		rule = srd_config_check(&cfg);
+		if (rule) {
+			pr_warn("rdma_srd: %s=%lld would make the SRD tunables inconsistent (%s)\n",
+				kp->name, v, rule);
 			return -EINVAL;
 		}
 	}

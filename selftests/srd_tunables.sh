@@ -81,7 +81,7 @@ refused_load n_paths=0 "rdma_srd: n_paths=0 is outside 1..128"
 refused_load n_paths=129 "rdma_srd: n_paths=129 is outside 1..128"
 refused_load peer_idle_s=4 "rdma_srd: peer_idle_s=4 is outside 5..86400"
 refused_load rto_min_us=300000 \
-	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (field 7)"
+	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
 
 # --- the defaults ----------------------------------------------------------
 reload_module
@@ -132,9 +132,9 @@ refused n_paths 4294967296 "Numerical result out of range"
 taken rto_min_us 300
 taken rto_min_us 250000
 refused rto_min_us 250001 "$EINVAL" \
-	"rdma_srd: rto_min_us=250001 would make the SRD tunables inconsistent (field 7)"
+	"rdma_srd: rto_min_us=250001 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
 refused rto_min_us 300000 "$EINVAL" \
-	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (field 7)"
+	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
 
 taken ack_delay_us 100
 refused ack_delay_us -1 "$EINVAL"

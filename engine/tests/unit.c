@@ -1184,6 +1184,29 @@ static void test_cc_target_scales_with_min_rtt(void)
 }
 
 /*
+ * A configuration that breaks a rule is refused with the rule, naming
+ * its fields (the kernel logs it): the defaults break none, rto_min_us
+ * above rto_max_us breaks the RTO rule, a window not a power of 2 its.
+ */
+static void test_config_check_names_the_rule(void)
+{
+	struct srd_config c;
+	const char *rule;
+
+	srd_config_default(&c);
+	CHECK(!srd_config_check(&c) && srd_config_validate(&c) == 0, "the defaults pass");
+	c.rto_min_us = c.rto_max_us + 1;
+	rule = srd_config_check(&c);
+	CHECK(rule && !strncmp(rule, "rto_min_us: ", 12) && srd_config_validate(&c) < 0,
+	      "rto_min_us above rto_max_us: %s", rule ? rule : "(none)");
+	srd_config_default(&c);
+	c.msg_window = 48;
+	rule = srd_config_check(&c);
+	CHECK(rule && !strncmp(rule, "msg_window: ", 12), "msg_window 48: %s",
+	      rule ? rule : "(none)");
+}
+
+/*
  * cc_target_us: one target for every peer, whatever its minimum RTT.  Two
  * flows through one queue, one that measured the base RTT (100 us) and a
  * latecomer that took a standing queue for it (8 ms): at 2.5 ms of delay
@@ -4315,6 +4338,7 @@ static const struct test tests[] = {
 	{ "cc_window_aimd_floor_ceiling_pacing", test_cc_window },
 	{ "cc_loss_cuts_only_where_a_queue_stands", test_cc_loss_needs_queue },
 	{ "cc_target_scales_with_min_rtt", test_cc_target_scales_with_min_rtt },
+	{ "config_check_names_the_rule", test_config_check_names_the_rule },
 	{ "cc_fixed_target", test_cc_fixed_target },
 	{ "cc_flow_scaling", test_cc_flow_scaling },
 	{ "cc_drain", test_cc_drain },
