@@ -176,7 +176,8 @@ void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len)
 {
 	bool ok = status == IB_WC_SUCCESS;
 
-	switch (wqe_opcode) {
+	/* Every opcode counted: -Wswitch fails the build for one left out. */
+	switch ((enum srd_wqe_opcode)wqe_opcode) {
 	case SRD_WQE_SEND:
 	case SRD_WQE_SEND_WITH_IMM:
 		srd_count_one(sdev, SRD_CNT_SEND_WRS);

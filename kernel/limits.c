@@ -143,10 +143,8 @@ static const struct {
 /*
  * Rewrite @cqe, about to be posted, in the conventions of @limits' profile.
  * softsrd's own profile reports what happened as softsrd names it; the efa
- * profiles as libefa does: a send-queue completion's opcode is RDMA_WRITE
- * for an RDMA write and SEND for anything else (an RDMA read too), a
- * receive's RECV_RDMA_WITH_IMM for a write with immediate and RECV for
- * anything else, and vendor_err and status come from EFA's table.
+ * profiles as libefa does: the opcode as SRD_CQE_OPCODES says (an RDMA
+ * read's is SEND), and vendor_err and status from EFA's table.
  */
 void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
 {
@@ -154,10 +152,7 @@ void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
 
 	if (!limits->efa_completions)
 		return;
-	if (cqe->opcode != SRD_CQE_RDMA_WRITE &&
-	    cqe->opcode != SRD_CQE_RECV_RDMA_WITH_IMM)
-		cqe->opcode = cqe->opcode & SRD_CQE_RECV ? SRD_CQE_RECV :
-							   SRD_CQE_SEND;
+	cqe->opcode = srd_cqe_efa_opcode(cqe->opcode);
 	if (verr < ARRAY_SIZE(srd_efa_verr) &&
 	    (verr || cqe->status == IB_WC_SUCCESS)) {
 		cqe->vendor_err = srd_efa_verr[verr].efa;

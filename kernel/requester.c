@@ -117,24 +117,20 @@ static void srd_requester_free(struct srd_outbound *msg)
 		kfree(msg);
 }
 
-static bool srd_wqe_is_rdma(u8 opcode)
-{
-	return opcode == SRD_WQE_RDMA_WRITE ||
-	       opcode == SRD_WQE_RDMA_WRITE_WITH_IMM ||
-	       opcode == SRD_WQE_RDMA_READ;
-}
-
+/* The completion opcode of a send work request (SRD_WQE_OPCODES). */
 u8 srd_wqe_cqe_opcode(u8 wqe_opcode)
 {
-	switch (wqe_opcode) {
-	case SRD_WQE_RDMA_WRITE:
-	case SRD_WQE_RDMA_WRITE_WITH_IMM:
-		return SRD_CQE_RDMA_WRITE;
-	case SRD_WQE_RDMA_READ:
-		return SRD_CQE_RDMA_READ;
-	default:
-		return SRD_CQE_SEND;
-	}
+	return srd_wqe_rule(wqe_opcode).cqe;
+}
+
+/* The engine's message kind of an SRD work request of rules @rules. */
+static enum srd_msg_kind srd_wqe_msg_kind(u32 rules)
+{
+	if (rules & SRD_WQE_RULE_REMOTE_READ)
+		return SRD_MSG_READ;
+	if (rules & SRD_WQE_RULE_REMOTE_WRITE)
+		return SRD_MSG_WRITE;
+	return SRD_MSG_SEND;
 }
 
 /*
@@ -148,7 +144,8 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
-	bool rdma = srd_wqe_is_rdma(wqe->opcode);
+	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
+	bool rdma = rule.rules & SRD_WQE_RULE_RDMA;
 	struct srd_send_req r = {}, *req = &r;
 	union ib_gid sgid, dgid;
 	struct srd_outbound *msg;
@@ -157,16 +154,13 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	u32 len, verr;
 	int ret;
 
-	if (wqe->opcode != SRD_WQE_SEND &&
-	    wqe->opcode != SRD_WQE_SEND_WITH_IMM && !rdma)
+	if (!(rule.qps & SRD_WQE_ON_SRD))
 		goto err_opcode;
 	/* The profile's RDMA: the efa one has no RDMA write. */
-	if (rdma && !(sdev->limits.device_caps &
-		      (wqe->opcode == SRD_WQE_RDMA_READ ?
-		       SRD_DEVICE_CAP_RDMA_READ : SRD_DEVICE_CAP_RDMA_WRITE)))
+	if ((rule.cap & sdev->limits.device_caps) != rule.cap)
 		goto err_opcode;
 	is_inline = wqe->flags & SRD_WQE_INLINE;
-	if (is_inline && wqe->opcode == SRD_WQE_RDMA_READ)
+	if (is_inline && (rule.rules & SRD_WQE_RULE_REMOTE_READ))
 		goto err_wqe;
 	if (!srd_sq_wqe_payload(qp, wqe, rdma ? min(qp->sq.max_sge,
 						    sdev->limits.max_rdma_sge) :
@@ -195,7 +189,7 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	} else {
 		/* A READ writes into the local buffers. */
 		verr = srd_segs_get(qp, sge, wqe->num_sge,
-				    wqe->opcode == SRD_WQE_RDMA_READ ?
+				    rule.rules & SRD_WQE_RULE_REMOTE_READ ?
 				    IB_ACCESS_LOCAL_WRITE : 0, len,
 				    msg->seg, &msg->nseg);
 		if (verr) {
@@ -231,16 +225,14 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	req->src_qpn = qp->ibqp.qp_num;
 	req->dst_qpn = wqe->remote_qpn & 0xffffff;
 	req->qkey = srd_sq_wqe_qkey(qp, wqe);
-	req->has_imm = wqe->opcode == SRD_WQE_SEND_WITH_IMM ||
-		       wqe->opcode == SRD_WQE_RDMA_WRITE_WITH_IMM;
+	req->has_imm = rule.rules & SRD_WQE_RULE_IMM;
 	req->imm_data = be32_to_cpu(wqe->imm_data);
 	req->solicited = wqe->flags & SRD_WQE_SOLICITED;
 	req->len = len;
 	req->rnr_retry = READ_ONCE(qp->rnr_retry);
 	req->out = msg;
+	req->kind = srd_wqe_msg_kind(rule.rules);
 	if (rdma) {
-		req->kind = wqe->opcode == SRD_WQE_RDMA_READ ? SRD_MSG_READ :
-							       SRD_MSG_WRITE;
 		req->rdma.remote_addr = wqe->remote_addr;
 		req->rdma.rkey = wqe->rkey;
 		req->rdma.rdma_len = len;

@@ -84,13 +84,14 @@ static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
+	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
 	struct srd_ud_hdr hdr;
 	union ib_gid sgid, dgid;
 	struct sk_buff *skb;
 	u32 len, verr;
 	int err;
 
-	if (wqe->opcode != SRD_WQE_SEND && wqe->opcode != SRD_WQE_SEND_WITH_IMM)
+	if (!(rule.qps & SRD_WQE_ON_UD))
 		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR,
 				     SRD_VERR_BAD_OPCODE);
 	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
@@ -106,7 +107,7 @@ static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		return srd_sq_fail_wqe(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
 
 	hdr = (struct srd_ud_hdr){
-		.opcode = wqe->opcode == SRD_WQE_SEND_WITH_IMM ?
+		.opcode = rule.rules & SRD_WQE_RULE_IMM ?
 			  SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
 		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
 		.dst_qpn = wqe->remote_qpn,

@@ -26,11 +26,12 @@ enum {
 	SRD_QP_COMP_MASK = IBV_QP_INIT_ATTR_PD |
 			   IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-	SRD_UD_SEND_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
-	SRD_RDMA_WRITE_OPS = IBV_QP_EX_WITH_RDMA_WRITE |
-			     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
-	SRD_RDMA_READ_OPS = IBV_QP_EX_WITH_RDMA_READ,
 };
+
+/* A completion's opcode is the verbs' own (SRD_CQE_OPCODES). */
+#define SRD_CQE_IS_IBV_WC(n, v, efa)					\
+	_Static_assert((int)SRD_CQE_##n == (int)IBV_WC_##n, "SRD_CQE_" #n);
+SRD_CQE_OPCODES(SRD_CQE_IS_IBV_WC)
 
 /* The data area of an SQ or RQ slot, directly after its header. */
 static inline void *srd_send_wqe_data(struct srd_send_wqe *wqe)
@@ -109,27 +110,31 @@ static int srd_check_ah(struct srd_qp *qp, struct ibv_ah *ah)
 
 /* --- ibv_post_send ------------------------------------------------------ */
 
+#define SRD_WR_OPCODE_CASE(n, v, qps, cap, cqe, rules, wr)		\
+	case IBV_WR_##n:						\
+		opcode = SRD_WQE_##n;					\
+		break;
+
 /* Validate @wr and write it into the SQ slot at @prod. */
 static int srd_post_one_send(struct srd_qp *qp, struct ibv_send_wr *wr,
 			     uint32_t prod)
 {
 	bool is_inline = wr->send_flags & IBV_SEND_INLINE;
+	struct srd_wqe_rule rule;
 	struct srd_send_wqe *wqe;
 	uint64_t len = 0;
 	uint8_t opcode;
 	int i;
 
-	/* RDMA needs ud and rdma fields at once: only ibv_wr_*() has both. */
 	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		opcode = SRD_WQE_SEND;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-		opcode = SRD_WQE_SEND_WITH_IMM;
-		break;
+	SRD_WQE_OPCODES(SRD_WR_OPCODE_CASE)
 	default:
 		return EINVAL;
 	}
+	rule = srd_wqe_rule(opcode);
+	/* RDMA needs ud and rdma fields at once: only ibv_wr_*() has both. */
+	if (rule.rules & SRD_WQE_RULE_RDMA)
+		return EINVAL;
 
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
@@ -150,7 +155,7 @@ static int srd_post_one_send(struct srd_qp *qp, struct ibv_send_wr *wr,
 		.wr_id = wr->wr_id,
 		.opcode = opcode,
 		.flags = srd_send_flags(qp, wr->send_flags),
-		.imm_data = opcode == SRD_WQE_SEND_WITH_IMM ? wr->imm_data : 0,
+		.imm_data = rule.rules & SRD_WQE_RULE_IMM ? wr->imm_data : 0,
 		.ahn = to_srd_ah(wr->wr.ud.ah)->ahn,
 		.remote_qpn = wr->wr.ud.remote_qpn,
 		.remote_qkey = wr->wr.ud.remote_qkey,
@@ -307,14 +312,7 @@ int srd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 static bool srd_wqe_is_rdma(const struct srd_send_wqe *wqe)
 {
-	switch (wqe->opcode) {
-	case SRD_WQE_RDMA_WRITE:
-	case SRD_WQE_RDMA_WRITE_WITH_IMM:
-	case SRD_WQE_RDMA_READ:
-		return true;
-	default:
-		return false;
-	}
+	return srd_wqe_rule(wqe->opcode).rules & SRD_WQE_RULE_RDMA;
 }
 
 static uint32_t srd_wqe_max_sge(struct srd_qp *qp,
@@ -540,7 +538,7 @@ static void srd_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
 	if (!wqe)
 		return;
 	/* Inline data goes out; an RDMA read brings data in. */
-	if (wqe->opcode == SRD_WQE_RDMA_READ) {
+	if (srd_wqe_rule(wqe->opcode).rules & SRD_WQE_RULE_REMOTE_READ) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -571,16 +569,12 @@ static void srd_wr_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
 
 static void srd_qp_set_wr_ops(struct ibv_qp_ex *qpx, uint64_t send_ops)
 {
-	if (send_ops & IBV_QP_EX_WITH_SEND)
-		qpx->wr_send = srd_wr_send;
-	if (send_ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
-		qpx->wr_send_imm = srd_wr_send_imm;
-	if (send_ops & IBV_QP_EX_WITH_RDMA_WRITE)
-		qpx->wr_rdma_write = srd_wr_rdma_write;
-	if (send_ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-		qpx->wr_rdma_write_imm = srd_wr_rdma_write_imm;
-	if (send_ops & IBV_QP_EX_WITH_RDMA_READ)
-		qpx->wr_rdma_read = srd_wr_rdma_read;
+	/* Each opcode's builder, srd_<wr>() (SRD_WQE_OPCODES). */
+#define SRD_WR_BUILDER(n, v, qps, cap, cqe, rules, wr)			\
+	if (send_ops & IBV_QP_EX_WITH_##n)				\
+		qpx->wr = srd_##wr;
+	SRD_WQE_OPCODES(SRD_WR_BUILDER)
+#undef SRD_WR_BUILDER
 
 	qpx->wr_set_ud_addr = srd_wr_set_ud_addr;
 	qpx->wr_set_inline_data = srd_wr_set_inline_data;
@@ -604,24 +598,26 @@ static int srd_check_qp_attr(const struct srd_context *ctx,
 			     struct ibv_qp_init_attr_ex *attr,
 			     uint32_t *driver_qp_type)
 {
-	uint64_t send_ops;
+	uint64_t send_ops = 0;
+	uint32_t on;
 
 	switch (attr->qp_type) {
 	case IBV_QPT_UD:
 		*driver_qp_type = SRD_QP_TYPE_NONE;
-		send_ops = SRD_UD_SEND_OPS;
+		on = SRD_WQE_ON_UD;
 		break;
 	case IBV_QPT_DRIVER:
 		*driver_qp_type = SRD_QP_TYPE_SRD;
-		send_ops = SRD_UD_SEND_OPS;
-		if (ctx->device_caps & SRD_DEVICE_CAP_RDMA_WRITE)
-			send_ops |= SRD_RDMA_WRITE_OPS;
-		if (ctx->device_caps & SRD_DEVICE_CAP_RDMA_READ)
-			send_ops |= SRD_RDMA_READ_OPS;
+		on = SRD_WQE_ON_SRD;
 		break;
 	default:
 		return EOPNOTSUPP;
 	}
+#define SRD_WR_SEND_OP(n, v, qps, cap, cqe, rules, wr)			\
+	if (((qps) & on) && ((cap) & ctx->device_caps) == (cap))	\
+		send_ops |= IBV_QP_EX_WITH_##n;
+	SRD_WQE_OPCODES(SRD_WR_SEND_OP)
+#undef SRD_WR_SEND_OP
 
 	if (attr->comp_mask & ~SRD_QP_COMP_MASK)
 		return EOPNOTSUPP;

@@ -148,13 +148,69 @@ struct srd_sge {
 	__u32 lkey;
 };
 
-/* SQ slot opcodes */
+/*
+ * SQ slot opcodes, each with its rules, in one list that makes the enum
+ * and srd_wqe_rule() below: the kernel and the provider both read the
+ * rules there, so that neither takes a work request the other refuses.
+ * X(NAME, value, qps, cap, cqe, rules, wr):
+ *   NAME   SRD_WQE_<NAME>; in the verbs, IBV_WR_<NAME> and
+ *          IBV_QP_EX_WITH_<NAME>
+ *   value  struct srd_send_wqe's opcode
+ *   qps    the QP types that take it (enum srd_wqe_qps)
+ *   cap    the device cap it needs besides, or 0 (the efa limits profile
+ *          has no SRD_DEVICE_CAP_RDMA_WRITE)
+ *   cqe    its completion's opcode, SRD_CQE_<cqe>
+ *   rules  enum srd_wqe_rules
+ *   wr     its builder in struct ibv_qp_ex, which libsrd's srd_<wr>()
+ *          implements
+ * A new opcode also needs its handling where docs/architecture.md's
+ * checklist "Adding an opcode" says.
+ */
+#define SRD_WQE_OPCODES(X)						\
+	X(SEND, 0, SRD_WQE_ON_UD | SRD_WQE_ON_SRD, 0, SEND, 0, wr_send)	\
+	X(SEND_WITH_IMM, 1, SRD_WQE_ON_UD | SRD_WQE_ON_SRD, 0, SEND,	\
+	  SRD_WQE_RULE_IMM, wr_send_imm)				\
+	X(RDMA_WRITE, 2, SRD_WQE_ON_SRD, SRD_DEVICE_CAP_RDMA_WRITE,	\
+	  RDMA_WRITE, SRD_WQE_RULE_RDMA | SRD_WQE_RULE_REMOTE_WRITE,	\
+	  wr_rdma_write)						\
+	X(RDMA_WRITE_WITH_IMM, 3, SRD_WQE_ON_SRD,			\
+	  SRD_DEVICE_CAP_RDMA_WRITE, RDMA_WRITE,			\
+	  SRD_WQE_RULE_RDMA | SRD_WQE_RULE_REMOTE_WRITE | SRD_WQE_RULE_IMM, \
+	  wr_rdma_write_imm)						\
+	X(RDMA_READ, 4, SRD_WQE_ON_SRD, SRD_DEVICE_CAP_RDMA_READ,	\
+	  RDMA_READ, SRD_WQE_RULE_RDMA | SRD_WQE_RULE_REMOTE_READ,	\
+	  wr_rdma_read)
+
+#define SRD_WQE_OPCODE_ENUM(n, v, qps, cap, cqe, rules, wr)	SRD_WQE_##n = v,
 enum srd_wqe_opcode {
-	SRD_WQE_SEND = 0,
-	SRD_WQE_SEND_WITH_IMM = 1,
-	SRD_WQE_RDMA_WRITE = 2,		/* SRD QPs only */
-	SRD_WQE_RDMA_WRITE_WITH_IMM = 3,	/* SRD QPs only */
-	SRD_WQE_RDMA_READ = 4,		/* SRD QPs only */
+	SRD_WQE_OPCODES(SRD_WQE_OPCODE_ENUM)
+};
+
+/* The QP types an opcode is valid on. */
+enum srd_wqe_qps {
+	SRD_WQE_ON_UD = 1 << 0,
+	SRD_WQE_ON_SRD = 1 << 1,	/* SRD_QP_TYPE_SRD */
+};
+
+/* What an opcode does, which the checks of its slot follow. */
+enum srd_wqe_rules {
+	/*
+	 * Carries imm_data: to the receive's completion, or (UD) in the
+	 * header.
+	 */
+	SRD_WQE_RULE_IMM = 1 << 0,
+	/*
+	 * An RDMA operation on remote_addr and rkey: at most max_rdma_sge
+	 * SGEs and max_rdma_size bytes, which the kernel cuts into messages.
+	 */
+	SRD_WQE_RULE_RDMA = 1 << 1,
+	/* The responder writes its memory: the rkey needs REMOTE_WRITE. */
+	SRD_WQE_RULE_REMOTE_WRITE = 1 << 2,
+	/*
+	 * The responder's memory is read into the local buffers: the rkey
+	 * needs REMOTE_READ, the lkeys LOCAL_WRITE, and no inline data.
+	 */
+	SRD_WQE_RULE_REMOTE_READ = 1 << 3,
 };
 
 /* SQ slot flags */
@@ -192,14 +248,67 @@ struct srd_recv_wqe {
 	__u32 reserved;			/* 0 */
 };
 
-/* CQE opcodes: the values of enum ibv_wc_opcode. */
+/*
+ * CQE opcodes, X(NAME, value, efa): SRD_CQE_<NAME>, the value of
+ * IBV_WC_<NAME> (the provider checks it), and the opcode a completion
+ * has instead in the efa limits profiles, as libefa reports it: an RDMA
+ * write's as such, any other send's as SEND, and a receive's as RECV but
+ * for a write with immediate's.
+ */
+#define SRD_CQE_OPCODES(X)						\
+	X(SEND, 0, SEND)						\
+	X(RDMA_WRITE, 1, RDMA_WRITE)					\
+	X(RDMA_READ, 2, SEND)						\
+	X(RECV, 128, RECV)						\
+	X(RECV_RDMA_WITH_IMM, 129, RECV_RDMA_WITH_IMM)
+
+#define SRD_CQE_OPCODE_ENUM(n, v, efa)	SRD_CQE_##n = v,
 enum srd_cqe_opcode {
-	SRD_CQE_SEND = 0,
-	SRD_CQE_RDMA_WRITE = 1,
-	SRD_CQE_RDMA_READ = 2,
-	SRD_CQE_RECV = 128,
-	SRD_CQE_RECV_RDMA_WITH_IMM = 129,
+	SRD_CQE_OPCODES(SRD_CQE_OPCODE_ENUM)
 };
+
+/* The opcode of a completion of opcode @opcode in the efa profiles. */
+#define SRD_CQE_EFA_CASE(n, v, efa)					\
+	case SRD_CQE_##n:						\
+		return SRD_CQE_##efa;
+static inline __u8 srd_cqe_efa_opcode(__u8 opcode)
+{
+	switch (opcode) {
+	SRD_CQE_OPCODES(SRD_CQE_EFA_CASE)
+	default:
+		return opcode;
+	}
+}
+
+/*
+ * The rules of SQ slot opcode @opcode (SRD_WQE_OPCODES): an opcode
+ * outside the list is valid on no QP type (qps 0).
+ */
+struct srd_wqe_rule {
+	__u32 qps;			/* enum srd_wqe_qps */
+	__u32 cap;			/* enum srd_device_caps */
+	__u32 rules;			/* enum srd_wqe_rules */
+	__u8 cqe;			/* enum srd_cqe_opcode */
+};
+
+#define SRD_WQE_RULE_CASE(n, v, q, c, op, r, wr)			\
+	case SRD_WQE_##n:						\
+		rule.qps = (q);						\
+		rule.cap = (c);						\
+		rule.rules = (r);					\
+		rule.cqe = SRD_CQE_##op;				\
+		break;
+static inline struct srd_wqe_rule srd_wqe_rule(__u8 opcode)
+{
+	struct srd_wqe_rule rule = { 0, 0, 0, 0 };
+
+	switch (opcode) {
+	SRD_WQE_OPCODES(SRD_WQE_RULE_CASE)
+	default:
+		break;
+	}
+	return rule;
+}
 
 /* CQE flags */
 enum srd_cqe_flags {
