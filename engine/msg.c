@@ -47,9 +47,10 @@ uint32_t srd_msg_seg_bytes(const struct srd_config *cfg, enum srd_msg_kind kind)
 		return cfg->seg_bytes - (SRD_HDR_RDMA_BYTES - SRD_HDR_DATA_BYTES);
 	case SRD_MSG_READ_RESP:
 		return cfg->seg_bytes - (SRD_HDR_RESP_BYTES - SRD_HDR_DATA_BYTES);
-	default:
-		return cfg->seg_bytes;
+	case SRD_MSG_SEND:
+		break;
 	}
+	return cfg->seg_bytes;
 }
 
 static void *eng_alloc(struct srd_peer *peer, size_t bytes)
@@ -238,18 +239,16 @@ static uint8_t verdict_to_nak(enum srd_rx_verdict v)
 	}
 }
 
+/* The kind of a packet of the DATA family (SRD_WIRE_OPS' kind column). */
+#define PKT_KIND_CASE(n, v, hdr, fl, k)					\
+	case SRD_WOP_##n:						\
+		return SRD_MSG_##k
 static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
 {
-	switch (p->opcode) {
-	case SRD_WOP_WRITE:
-		return SRD_MSG_WRITE;
-	case SRD_WOP_READ_REQ:
-		return SRD_MSG_READ;
-	case SRD_WOP_READ_RESP:
-		return SRD_MSG_READ_RESP;
-	default:
-		return SRD_MSG_SEND;
+	switch ((enum srd_engine_wire_op)p->opcode) {
+	SRD_WIRE_OPS(PKT_KIND_CASE, SRD_LIST_SEMI);
 	}
+	return SRD_MSG_NONE;
 }
 
 /*

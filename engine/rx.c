@@ -434,7 +434,7 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 	/* A DATA packet's ACK block is an ACK, taken before its data. */
 	if (p.opcode != SRD_WOP_ACK && p.has_ack)
 		srd_tx_on_ack(peer, &p, now_us);
-	switch (p.opcode) {
+	switch ((enum srd_engine_wire_op)p.opcode) {
 	case SRD_WOP_DATA:
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_RESP:

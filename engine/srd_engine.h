@@ -48,18 +48,18 @@
  * restart").
  */
 #define SRD_WIRE_VERSION		4
-enum srd_engine_wire_op {
-	SRD_WOP_DATA = 16,
-	SRD_WOP_ACK = 17,
-	SRD_WOP_NAK = 18,
-	SRD_WOP_HELLO = 19,
-	SRD_WOP_WRITE = 20,		/* RDMA write: DATA + RDMA extension */
-	SRD_WOP_READ_REQ = 21,		/* RDMA read request: the same, no payload */
-	SRD_WOP_READ_RESP = 22,		/* RDMA read response: DATA + request id */
-	/* The range the OS hands to the engine: a new opcode moves LAST. */
-	SRD_WOP_FIRST = SRD_WOP_DATA,
-	SRD_WOP_LAST = SRD_WOP_READ_RESP,
-};
+
+/*
+ * Lists that make an enum and what is keyed by it together: LIST(X, SEP)
+ * is X(NAME, ...) for each value, in order, with SEP() between, so that
+ * one list gives the enum, its names and, in the kernel, its trace
+ * symbols (__print_symbolic takes no trailing comma).  A map from such an
+ * enum to anything else is a switch with no default, which -Wswitch
+ * checks.
+ */
+#define SRD_LIST_COMMA()	,
+#define SRD_LIST_SEMI()		;
+#define SRD_LIST_NONE()
 
 enum srd_engine_wire_flags {
 	SRD_WF_DATA_SOLICITED = 1 << 0,	/* same bit as UD's SOLICITED */
@@ -69,6 +69,53 @@ enum srd_engine_wire_flags {
 	SRD_WF_DATA_HAS_ACK = 1 << 4,	/* an ACK block follows the header */
 	SRD_WF_ACK_DUP = 1 << 0,	/* ACK: dup_psn carried data already placed */
 	SRD_WF_ACK_DRAIN = 1 << 1,	/* ACK: hold the window at its floor */
+	/* What a sender may set, per opcode (SRD_WIRE_OPS). */
+	SRD_WF_DATA_ALL = SRD_WF_DATA_SOLICITED | SRD_WF_DATA_HAS_IMM |
+			  SRD_WF_DATA_RETRANSMIT | SRD_WF_DATA_ACK_NOW |
+			  SRD_WF_DATA_HAS_ACK,
+	SRD_WF_DATA_NO_IMM = SRD_WF_DATA_ALL & ~SRD_WF_DATA_HAS_IMM,
+	SRD_WF_ACK_ALL = SRD_WF_ACK_DUP | SRD_WF_ACK_DRAIN,
+};
+
+/*
+ * The SRD transport's opcodes (docs/protocol.md, "Headers"), one
+ * X(NAME, value, hdr_bytes, flags, kind) each:
+ *   NAME       SRD_WOP_<NAME>; the name the forger and the dissector print
+ *   value      the opcode byte: from SRD_WOP_FIRST up, without a gap
+ *   hdr_bytes  its header's length, without an ACK block
+ *   flags      the flags a sender may set (enum srd_engine_wire_flags)
+ *   kind       the message kind whose packets it carries (SRD_MSG_KINDS),
+ *              or NONE: one with a kind has the DATA fields first and may
+ *              carry an ACK block (SRD_WF_DATA_HAS_ACK)
+ * The forger (selftests/srd_forge.py) and the dissector
+ * (tools/wireshark/softsrd.lua) are checked against this list by a host
+ * test; docs/architecture.md, "Adding an opcode", says what else a new
+ * opcode needs.
+ */
+#define SRD_WIRE_OPS(X, SEP)						\
+	X(DATA, 16, SRD_HDR_DATA_BYTES, SRD_WF_DATA_ALL, SEND) SEP()	\
+	X(ACK, 17, SRD_HDR_ACK_BYTES, SRD_WF_ACK_ALL, NONE) SEP()	\
+	X(NAK, 18, SRD_HDR_NAK_BYTES, 0, NONE) SEP()			\
+	X(HELLO, 19, SRD_HDR_HELLO_BYTES, 0, NONE) SEP()		\
+	X(WRITE, 20, SRD_HDR_RDMA_BYTES, SRD_WF_DATA_ALL, WRITE) SEP()	\
+	X(READ_REQ, 21, SRD_HDR_RDMA_BYTES, SRD_WF_DATA_NO_IMM, READ) SEP() \
+	X(READ_RESP, 22, SRD_HDR_RESP_BYTES, SRD_WF_DATA_NO_IMM, READ_RESP)
+
+#define SRD_WOP_ENUM(n, v, hdr, fl, k)	SRD_WOP_##n = (v)
+enum srd_engine_wire_op {
+	SRD_WIRE_OPS(SRD_WOP_ENUM, SRD_LIST_COMMA)
+};
+
+/*
+ * The range the OS hands to the engine: every opcode of the list (the
+ * engine's wire.c asserts that each lies in it, and its parser's switch
+ * that none is there twice).
+ */
+#define SRD_WOP_ONE(n, v, hdr, fl, k)	+ 1
+enum {
+	SRD_WOP_FIRST = 16,
+	SRD_WOP_NR = 0 SRD_WIRE_OPS(SRD_WOP_ONE, SRD_LIST_NONE),
+	SRD_WOP_LAST = SRD_WOP_FIRST + SRD_WOP_NR - 1,
 };
 
 /*
@@ -102,13 +149,18 @@ enum srd_parse_err {
  * SRD_WOP_FIRST, one header, the payload after hdr_len bytes.  The OS
  * delivers them itself; the engine only encodes and parses the header.
  */
-enum srd_ud_op {
-	SRD_OP_UD_SEND = 1,
-	SRD_OP_UD_SEND_WITH_IMM = 2,
-};
-
 #define SRD_WF_UD_SOLICITED		(1 << 0)
 #define SRD_HDR_UD_BYTES		24
+
+/* UD's opcodes, SRD_OP_<NAME>: the columns of SRD_WIRE_OPS. */
+#define SRD_UD_OPS(X, SEP)						\
+	X(UD_SEND, 1, SRD_HDR_UD_BYTES, SRD_WF_UD_SOLICITED, NONE) SEP() \
+	X(UD_SEND_WITH_IMM, 2, SRD_HDR_UD_BYTES, SRD_WF_UD_SOLICITED, NONE)
+
+#define SRD_UD_OP_ENUM(n, v, hdr, fl, k)	SRD_OP_##n = (v)
+enum srd_ud_op {
+	SRD_UD_OPS(SRD_UD_OP_ENUM, SRD_LIST_COMMA)
+};
 
 struct srd_ud_hdr {
 	uint8_t opcode;			/* enum srd_ud_op */
@@ -195,15 +247,6 @@ enum srd_nak_reason {
 /* --- completions ----------------------------------------------------- */
 
 /*
- * Lists that make an enum and what is keyed by it together: LIST(X, SEP)
- * is X(NAME) for each value, in order, with SEP() between, so that one
- * list gives the enum, its names and, in the kernel, its trace symbols
- * (__print_symbolic takes no trailing comma).  A map from such an enum to
- * anything else is a switch with no default, which -Wswitch checks.
- */
-#define SRD_LIST_COMMA()	,
-
-/*
  * A send's outcome, SRD_COMP_<NAME>; srd_comp_status_name() says NAME.
  * The OS maps each to an ibv_wc_status and vendor_err (docs/protocol.md
  * has the table; modelled on EFA's).
@@ -241,13 +284,26 @@ enum srd_rx_verdict {
 	SRD_RX_BAD_ACCESS,		/* RDMA: rkey, PD, access or range */
 };
 
-/* What a message is (docs/protocol.md, "RDMA read and write"). */
+/*
+ * What a message is (docs/protocol.md, "RDMA read and write"),
+ * X(NAME, name): SRD_MSG_<NAME>, which traces call name.
+ *   SEND       a send, into a receive
+ *   WRITE      RDMA write (with imm: has_imm)
+ *   READ       RDMA read request; done by its response
+ *   READ_RESP  the responder's answer to a READ
+ * Each has its wire opcode in SRD_WIRE_OPS (its kind column).
+ */
+#define SRD_MSG_KINDS(X, SEP)						\
+	X(SEND, send) SEP() X(WRITE, write) SEP() X(READ, read) SEP()	\
+	X(READ_RESP, read_resp)
+
+#define SRD_MSG_ENUM(n, name)	SRD_MSG_##n
 enum srd_msg_kind {
-	SRD_MSG_SEND = 0,
-	SRD_MSG_WRITE,			/* RDMA write (with imm: has_imm) */
-	SRD_MSG_READ,			/* RDMA read request; done by its response */
-	SRD_MSG_READ_RESP,		/* the responder's answer to a READ */
+	SRD_MSG_KINDS(SRD_MSG_ENUM, SRD_LIST_COMMA)
 };
+
+/* Kind NONE in SRD_WIRE_OPS: an opcode that carries no message. */
+#define SRD_MSG_NONE	((enum srd_msg_kind)-1)
 
 /* The remote side of an RDMA message (WRITE and READ). */
 struct srd_rdma_info {

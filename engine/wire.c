@@ -88,9 +88,16 @@ SRD_STATIC_ASSERT(OFF_AB_SACK + SRD_SACK_WINDOW_PKTS / 8 == OFF_AB_DUP_PSN,
 /* A DATA-family header with its ACK block fits the OS's buffers. */
 SRD_STATIC_ASSERT(SRD_HDR_RDMA_BYTES + SRD_ACK_BLOCK_BYTES <= SRD_HDR_MAX_BYTES &&
 		  SRD_HDR_MAX_BYTES <= 255 * 4, "room for the ACK block");
+/* Every transport opcode in the OS's range (a duplicate fails the parser's switch). */
+#define WOP_IN_RANGE(n, v, hdr, fl, k)					\
+	SRD_STATIC_ASSERT((v) >= SRD_WOP_FIRST && (v) <= SRD_WOP_LAST,	\
+			  "SRD_WOP_" #n " outside SRD_WOP_FIRST..LAST")
+SRD_WIRE_OPS(WOP_IN_RANGE, SRD_LIST_SEMI);
 /* The OS tells UD from SRD by opcode: the ranges must not meet. */
-SRD_STATIC_ASSERT((int)SRD_OP_UD_SEND_WITH_IMM < (int)SRD_WOP_FIRST,
-		  "UD opcodes overlap the SRD transport's");
+#define UD_OP_BELOW(n, v, hdr, fl, k)					\
+	SRD_STATIC_ASSERT((v) > 0 && (v) < SRD_WOP_FIRST,		\
+			  "SRD_OP_" #n " inside the SRD transport's range")
+SRD_UD_OPS(UD_OP_BELOW, SRD_LIST_SEMI);
 
 bool srd_wire_is_transport(const uint8_t *b)
 {
@@ -251,6 +258,8 @@ uint32_t srd_wire_put_msg(uint8_t *b, const struct srd_peer *peer,
 	uint32_t hdr_bytes;
 	uint8_t op;
 
+	op = SRD_WOP_DATA;
+	hdr_bytes = SRD_HDR_DATA_BYTES;
 	srd_put_be32(b + OFF_PSN, psn);
 	srd_put_be32(b + OFF_MSG_ID, m->msg_id);
 	srd_put_be32(b + OFF_MSG_BASE, peer->msg_base);
@@ -275,9 +284,7 @@ uint32_t srd_wire_put_msg(uint8_t *b, const struct srd_peer *peer,
 		put_resp_fields(b, m->req_msg_id, m->req_attempt);
 		hdr_bytes = SRD_HDR_RESP_BYTES;
 		break;
-	default:
-		op = SRD_WOP_DATA;
-		hdr_bytes = SRD_HDR_DATA_BYTES;
+	case SRD_MSG_SEND:
 		break;
 	}
 	return put_first(b, op, flags, hdr_bytes, peer->local_tag,
@@ -413,6 +420,10 @@ static int parse_rdma(const uint8_t *b, struct srd_pkt *p)
  * not get so far).  Every field read lies within the opcode's header and
  * its ACK block, so within SRD_HDR_MAX_BYTES.
  */
+#define WOP_HDR_CASE(n, v, hdr, fl, k)					\
+	case SRD_WOP_##n:						\
+		min = (hdr);						\
+		break
 int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 {
 	uint32_t min, hdr;
@@ -426,25 +437,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	p->flags = b[OFF_FLAGS];
 	hdr = (uint32_t)b[OFF_HDR_LEN_WORDS] * 4;
 	switch (p->opcode) {
-	case SRD_WOP_DATA:
-		min = SRD_HDR_DATA_BYTES;
-		break;
-	case SRD_WOP_ACK:
-		min = SRD_HDR_ACK_BYTES;
-		break;
-	case SRD_WOP_NAK:
-		min = SRD_HDR_NAK_BYTES;
-		break;
-	case SRD_WOP_HELLO:
-		min = SRD_HDR_HELLO_BYTES;
-		break;
-	case SRD_WOP_WRITE:
-	case SRD_WOP_READ_REQ:
-		min = SRD_HDR_RDMA_BYTES;
-		break;
-	case SRD_WOP_READ_RESP:
-		min = SRD_HDR_RESP_BYTES;
-		break;
+	SRD_WIRE_OPS(WOP_HDR_CASE, SRD_LIST_SEMI);
 	default:
 		return SRD_PARSE_OPCODE;
 	}
@@ -460,7 +453,8 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	if (p->src_epoch == 0)
 		return SRD_PARSE_FIELD;
 
-	switch (p->opcode) {
+	/* Every opcode here: the switch above let no other through. */
+	switch ((enum srd_engine_wire_op)p->opcode) {
 	case SRD_WOP_DATA:
 	case SRD_WOP_WRITE:
 	case SRD_WOP_READ_REQ:
@@ -528,7 +522,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		    p->nak_reason > SRD_NAK_REMOTE_ACCESS)
 			return SRD_PARSE_FIELD;
 		break;
-	default:	/* HELLO */
+	case SRD_WOP_HELLO:
 		srd_memset(&p->psn, 0, sizeof(*p) - srd_offsetof(struct srd_pkt, psn));
 		p->challenge = srd_get_be32(b + OFF_HELLO_CHALLENGE);
 		p->echo = srd_get_be32(b + OFF_HELLO_ECHO);

@@ -25,9 +25,6 @@ void srd_trace_unreg(void);
 #define srd_show_why(w)							\
 	__print_symbolic(w, { SRD_TXW_NEW, "new" }, { SRD_TXW_RTO, "rto" }, \
 			 { SRD_TXW_SACK, "sack" }, { SRD_TXW_TLP, "tlp" })
-#define srd_show_kind(k)						\
-	__print_symbolic(k, { SRD_MSG_SEND, "send" }, { SRD_MSG_WRITE, "write" }, \
-			 { SRD_MSG_READ, "read" }, { SRD_MSG_READ_RESP, "read_resp" })
 #define srd_show_nak(r)							\
 	__print_symbolic(r, { SRD_NAK_RNR, "RNR" }, { SRD_NAK_BAD_QPN, "BAD_QPN" }, \
 			 { SRD_NAK_BAD_QKEY, "BAD_QKEY" },		\
@@ -35,6 +32,9 @@ void srd_trace_unreg(void);
 			 { SRD_NAK_REMOTE_ABORT, "REMOTE_ABORT" },	\
 			 { SRD_NAK_REMOTE_ACCESS, "REMOTE_ACCESS" })
 /* From the engine's lists (srd_engine.h): every value has its name. */
+#define srd_trace_kind_sym(n, name)	{ SRD_MSG_##n, #name }
+#define srd_show_kind(k)						\
+	__print_symbolic(k, SRD_MSG_KINDS(srd_trace_kind_sym, SRD_LIST_COMMA))
 #define srd_trace_path_sym(n, name)	{ SRD_PATH_##n, #name }
 #define srd_show_path(s)						\
 	__print_symbolic(s, SRD_PATH_STATES(srd_trace_path_sym, SRD_LIST_COMMA))

@@ -52,8 +52,15 @@ declare -A FILE_IGNORE=(
 	# item 3): a list expands to a comma-separated list, which no
 	# parentheses may enclose, through its separator SRD_LIST_COMMA()
 	# (a lone ','); its X and SEP are macro names, applied once per entry;
-	# a column macro such as SRD_PATH_ENUM(n, name) uses some columns only.
-	[engine/srd_engine.h]="COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,SPACING"
+	# a column macro such as SRD_PATH_ENUM(n, name) uses some columns only;
+	# SRD_LIST_SEMI() is a lone ';', the separator of a list whose columns
+	# make statements or cases (SRD_WIRE_OPS, issue 47 item 1).
+	[engine/srd_engine.h]="COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,SPACING,MULTISTATEMENT_MACRO_USE_DO_WHILE,TRAILING_SEMICOLON"
+	# A column macro of SRD_WIRE_OPS (issue 47 item 1) takes every column
+	# and uses those it needs; its value column is a literal, never an
+	# expression with a side effect.
+	[engine/wire.c]="MACRO_ARG_UNUSED,MACRO_ARG_REUSE"
+	[engine/msg.c]=MACRO_ARG_UNUSED
 	# A list's name table: SRD_COMP_NAME(n) is a designated initializer,
 	# '[SRD_COMP_OK] = "OK"', not a subscript of the macro's call.
 	[engine/peer.c]=BRACKET_SPACE
