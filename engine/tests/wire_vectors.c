@@ -9,7 +9,8 @@
  * selftests/srd_forge.py check-vectors reads them, encodes the same
  * fields itself and must get the same bytes, and decodes the engine's
  * bytes back to the same fields: the forger the VM tests attack with and
- * the engine cannot drift apart (scripts/host-tests.sh).
+ * the engine cannot drift apart (scripts/host-tests.sh).  With --table,
+ * it prints the engine's opcode lists instead.
  */
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +60,21 @@ static void ack_block_fields(char *s, size_t n, const struct srd_pkt *p)
 		snprintf(s + strlen(s), n - strlen(s), "%02x", p->sack[i]);
 }
 
-int main(void)
+/*
+ * --table: the engine's opcode lists (SRD_UD_OPS, SRD_WIRE_OPS), a line
+ * each, "NAME VALUE HDR_BYTES FLAGS KIND", for scripts/check-opcode-tables.py
+ * to hold the forger's and the dissector's tables against.
+ */
+#define TABLE_LINE(n, v, hdr, fl, k)					\
+	printf("%s %u %u %u %s\n", #n, (unsigned int)(v),		\
+	       (unsigned int)(hdr), (unsigned int)(fl), #k);
+static void print_table(void)
+{
+	SRD_UD_OPS(TABLE_LINE, SRD_LIST_NONE)
+	SRD_WIRE_OPS(TABLE_LINE, SRD_LIST_NONE)
+}
+
+int main(int argc, char **argv)
 {
 	uint8_t b[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p = {
@@ -71,6 +86,11 @@ int main(void)
 	};
 	char f[512], g[1024];
 	uint32_t len, i;
+
+	if (argc == 2 && !strcmp(argv[1], "--table")) {
+		print_table();
+		return 0;
+	}
 
 	/* UD, with and without immediate data. */
 	for (i = 0; i < 2; i++) {
