@@ -117,12 +117,6 @@ static void srd_requester_free(struct srd_outbound *msg)
 		kfree(msg);
 }
 
-/* The completion opcode of a send work request (SRD_WQE_OPCODES). */
-u8 srd_wqe_cqe_opcode(u8 wqe_opcode)
-{
-	return srd_wqe_rule(wqe_opcode).cqe;
-}
-
 /* The engine's message kind of an SRD work request of rules @rules. */
 static enum srd_msg_kind srd_wqe_msg_kind(u32 rules)
 {
@@ -299,7 +293,7 @@ void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st)
 	u64 wr_id = msg->wr_id;
 	u32 len = msg->len, verr;
 	u8 wqe_opcode = msg->opcode, status;
-	u8 opcode = srd_wqe_cqe_opcode(wqe_opcode);
+	u8 opcode = srd_wqe_rule(wqe_opcode).cqe;
 	bool post;
 
 	srd_comp_status_to_wc(st, &status, &verr);

@@ -251,7 +251,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		    (!qp->is_srd &&
 		     ((wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all))) {
 			srd_complete(qp->scq, qp, wqe->wr_id,
-				     srd_wqe_cqe_opcode(wqe->opcode),
+				     srd_wqe_rule(wqe->opcode).cqe,
 				     res.status, res.vendor_err, res.byte_len);
 		}
 		if (res.status != IB_WC_SUCCESS && !res.keep_qp) {

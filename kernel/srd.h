@@ -661,7 +661,6 @@ int srd_requester_gather(struct srd_outbound *msg, u32 offset, u8 *dst,
 void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st);
 void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
 			     const struct sk_buff *skb, int skb_off, u32 len);
-u8 srd_wqe_cqe_opcode(u8 wqe_opcode);
 
 /* responder.c: incoming RDMA WRITE and READ */
 struct srd_inbound;
