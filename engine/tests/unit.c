@@ -2323,6 +2323,64 @@ static void test_rnr_waits_off_the_window(void)
 }
 
 /*
+ * The RNR gate is paced by its receiver (rnr.c): eight sends of 3 segments
+ * to a QP with no receive wait in one gate.  One receive posted: one
+ * message taken, and the gate does not open for the others, whose next
+ * probe meets no receive; every probe NAKed draws one NAK (its first
+ * segment goes alone).  Eight receives posted: two probes taken in a row
+ * open the gate, and the seven go, each once and intact.
+ */
+static void test_rnr_gate_paced_by_its_receiver(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr = pair_new(&c);
+	struct node *a = pr->n[0], *b = pr->n[1];
+	struct srd_peer *p = a->peer;
+	uint64_t naks, probes, t0, t;
+	int i, intact = 0;
+
+	b->recvs_posted = 0;
+	for (i = 0; i < 8; i++)
+		CHECK(send_one(pr, 0, 2500, i, 7) == SRD_SEND_OK, "send %d posted", i);
+	pair_run(pr, pr->now + 2000, false, no_drop, NULL);
+	CHECK(p->rnr_waiting == 8 && !b->nrx, "8 wait in the gate: %u, %d received",
+	      p->rnr_waiting, b->nrx);
+	b->recvs_posted = 1;
+	for (t0 = pr->now, t = t0; !b->nrx && t < t0 + 300000;) {
+		t += 100;
+		pair_run(pr, t, false, no_drop, NULL);
+		if (pr->now < t)
+			pr->now = t;	/* nothing due before t */
+	}
+	/* The others do not all go to the receive just used: 7 x 3 NAKs. */
+	naks = ectr(a->eng)->rnr_naks_received;
+	pair_run(pr, pr->now + 1000, false, no_drop, NULL);
+	naks = ectr(a->eng)->rnr_naks_received - naks;
+	CHECK(b->nrx == 1 && naks <= 6, "the probe taken: %d received, then %llu NAKs in 1 ms",
+	      b->nrx, (unsigned long long)naks);
+	pair_run(pr, pr->now + 300000, false, no_drop, NULL);
+	CHECK(b->nrx == 1 && a->sends_done[SRD_COMP_OK] == 1 && p->rnr_waiting == 7,
+	      "one receive, one message: %d received, %d done, %u still wait",
+	      b->nrx, a->sends_done[SRD_COMP_OK], p->rnr_waiting);
+	naks = ectr(a->eng)->rnr_naks_received;
+	probes = ectr(a->eng)->rnr_probes;
+	pair_run(pr, pr->now + 300000, false, no_drop, NULL);
+	naks = ectr(a->eng)->rnr_naks_received - naks;
+	probes = ectr(a->eng)->rnr_probes - probes;
+	CHECK(probes >= 2 && naks == probes,
+	      "a probe refused draws one NAK: %llu probes, %llu NAKs",
+	      (unsigned long long)probes, (unsigned long long)naks);
+	b->recvs_posted = 8;
+	pair_run(pr, pr->now + 300000, false, no_drop, NULL);
+	for (i = 0; i < b->nrx; i++)
+		intact += b->rx[i].done == 1 && rx_intact(&b->rx[i]);
+	CHECK(b->nrx == 8 && intact == 8 && a->sends_done[SRD_COMP_OK] == 8 &&
+	      !p->rnr_waiting, "eight receives: all 8 once and intact (%d received, %d intact, %u wait)",
+	      b->nrx, intact, p->rnr_waiting);
+	pair_free(pr);
+}
+
+/*
  * The queue serves local QPs in turn (queue.c): one QP's 300 queued RDMA
  * writes do not keep another's 10 sends, posted after them, waiting for
  * all 300; and one QP queues at most three quarters of max_pending_msgs.
@@ -4359,6 +4417,7 @@ static const struct test tests[] = {
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "rnr_waits_off_the_window", test_rnr_waits_off_the_window },
+	{ "rnr_gate_paced_by_its_receiver", test_rnr_gate_paced_by_its_receiver },
 	{ "queue_serves_qps_in_turn", test_queue_serves_qps_in_turn },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
