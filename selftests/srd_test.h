@@ -123,6 +123,22 @@ static inline long long srd_counter(const char *dev, const char *name)
 	return v;
 }
 
+/*
+ * srd_counter() until it reaches at least @min, or @ms pass: its last
+ * value.  For a count that need not be made before a completion the test
+ * already saw.
+ */
+static inline long long srd_counter_wait(const char *dev, const char *name,
+					 long long min, int ms)
+{
+	long long end = srd_now_ms() + ms, v;
+
+	do {
+		v = srd_counter(dev, name);
+	} while (v >= 0 && v < min && srd_now_ms() < end);
+	return v;
+}
+
 static inline void srd_die(const char *what, int err)
 {
 	printf("FAIL: %s: %s (%d)\n", what, strerror(err), err);

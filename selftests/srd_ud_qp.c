@@ -586,8 +586,13 @@ static void test_too_long(void)
 			   "next one (status %s vendor_err %u wr_id %llu byte_len %u)",
 			   ibv_wc_status_str(wc.status), wc.vendor_err,
 			   (unsigned long long)wc.wr_id, wc.byte_len);
+	/*
+	 * Waited for: once, on a loaded host, it read one short after the
+	 * completion above (why is not known; a datagram taken on another
+	 * CPU would do it).
+	 */
 	ksft_check_eq("hw_counters/rx_drop_too_long incremented", drops + 1,
-		      srd_counter(B.name, "rx_drop_too_long"));
+		      srd_counter_wait(B.name, "rx_drop_too_long", drops + 1, 2000));
 	ksft_check(!ibv_query_qp(B.qp, &attr, IBV_QP_STATE, &init) &&
 		   attr.qp_state == IBV_QPS_RTS,
 		   "the receiving QP is still in RTS after an oversized datagram "
