@@ -148,6 +148,23 @@ struct srd_inbound {
 	bool has_recv;			/* took a receive: SEND, WRITE with imm */
 };
 
+/*
+ * Packets in flight: buffers of a size class each (256 bytes apart),
+ * kept on a free list per class, and freed at the end.  A thousand
+ * nodes' all-to-all has millions in flight, of many sizes: glibc's
+ * malloc spent 85 % of such a run looking through its free chunks.
+ * Under ASan every packet is malloc'd to its size, so that a read past
+ * its end is caught.
+ */
+#define SIM_PKT_CLASS_BYTES	256
+#define SIM_PKT_CLASSES		((SRD_HDR_MAX_BYTES + SRD_MAX_SEG_BYTES) / \
+				 SIM_PKT_CLASS_BYTES + 1)
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_PKT_POOL		0
+#else
+#define SIM_PKT_POOL		1
+#endif
+
 struct sim {
 	const struct sim_params *p;
 	struct sim_result *r;
@@ -162,8 +179,48 @@ struct sim {
 	struct srd_config cfg;
 	int failed;
 	bool stop;			/* sim_params.stuck_qp: the rest is done */
+	void *pkt_pool[SIM_PKT_CLASSES];	/* pkt_alloc() */
 	uint32_t link_reorder_last[2][SIM_MAX_LINKS];	/* corr_draw() */
 };
+
+static uint8_t *pkt_alloc(struct sim *s, uint32_t len)
+{
+	uint32_t c = len / SIM_PKT_CLASS_BYTES;
+	void *b;
+
+	if (!SIM_PKT_POOL || c >= SIM_PKT_CLASSES)
+		return malloc(len ? len : 1);
+	b = s->pkt_pool[c];
+	if (!b)
+		return malloc((c + 1) * SIM_PKT_CLASS_BYTES);
+	memcpy(&s->pkt_pool[c], b, sizeof(void *));
+	return b;
+}
+
+static void pkt_free(struct sim *s, uint8_t *b, uint32_t len)
+{
+	uint32_t c = len / SIM_PKT_CLASS_BYTES;
+
+	if (!SIM_PKT_POOL || c >= SIM_PKT_CLASSES) {
+		free(b);
+		return;
+	}
+	memcpy(b, &s->pkt_pool[c], sizeof(void *));
+	s->pkt_pool[c] = b;
+}
+
+static void pkt_pool_drain(struct sim *s)
+{
+	void *b;
+	uint32_t c;
+
+	for (c = 0; c < SIM_PKT_CLASSES; c++) {
+		while ((b = s->pkt_pool[c])) {
+			memcpy(&s->pkt_pool[c], b, sizeof(void *));
+			free(b);
+		}
+	}
+}
 
 static void fail(struct sim *s, const char *fmt, ...)
 {
@@ -632,7 +689,7 @@ static void forge(struct sim *s, int src, int dst)
 		break;
 	}
 	e.len = n;
-	e.data = malloc(n);
+	e.data = pkt_alloc(s, n);
 	memcpy(e.data, hdr, n);
 	e.t_ns = s->now_ns + 1000ull * rnd_below(&s->rng, 50);
 	s->r->forged++;
@@ -690,7 +747,7 @@ static int o_tx(void *os, void *peer_os, const struct srd_tx_desc *d)
 	for (c = 0; c < copies; c++) {
 		e.path = d->path;
 		e.len = d->hdr_len + d->payload_len;
-		e.data = malloc(e.len);
+		e.data = pkt_alloc(s, e.len);
 		memcpy(e.data, d->hdr, d->hdr_len);
 		if (h && d->payload_len)
 			memcpy(e.data + d->hdr_len, nd->mem + h->roff + d->payload_off,
@@ -1444,7 +1501,7 @@ static void deliver(struct sim *s, struct event *e)
 		if (p->link_bytes_per_us &&
 		    (start - s->now_ns) * p->link_bytes_per_us / 1000 > p->buffer_bytes) {
 			s->r->pkts_dropped_queue++;
-			free(e->data);
+			pkt_free(s, e->data, e->len);
 			return;
 		}
 		if (p->link_bytes_per_us &&
@@ -1477,7 +1534,7 @@ static void deliver(struct sim *s, struct event *e)
 					e->len, e->data);
 		free(head);
 	}
-	free(e->data);
+	pkt_free(s, e->data, e->len);
 }
 
 /*
@@ -1900,8 +1957,9 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		struct event e = ev_pop(&s);
 
 		if (e.type == EV_SWITCH || e.type == EV_DELIVER)
-			free(e.data);
+			pkt_free(&s, e.data, e.len);
 	}
+	pkt_pool_drain(&s);
 	free(s.events.v);
 	free(s.timers.v);
 	free(s.nodes);
