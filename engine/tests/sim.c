@@ -79,6 +79,7 @@ struct sim_node {
 	struct sim_peer *peers;	/* by remote node */
 	struct sim_qp *qps;
 	size_t live_bytes, peak_bytes;
+	size_t engine_bytes;	/* live after srd_engine_create(), before peers */
 	uint64_t clock_ns;	/* its own: o_now() */
 	long live_allocs;
 	uint64_t link_free_ns;	/* downlink */
@@ -1167,6 +1168,7 @@ static void node_up(struct sim *s, struct sim_node *nd)
 		fail(s, "engine_create failed");
 		return;
 	}
+	nd->engine_bytes = nd->live_bytes;
 	for (j = 0; j < s->p->nodes; j++) {
 		if (j == nd->id)
 			continue;
@@ -1308,12 +1310,42 @@ static void rdma_layout(struct sim *s)
 	}
 }
 
+/*
+ * sim_params.fanout: node @a's destinations into @dst, in the order its
+ * messages take them; how many.  All-to-all starts each node at the one
+ * after it, so that the nodes' first messages go to different nodes.
+ */
+static int pick_dests(struct sim *s, int a, int *dst)
+{
+	const struct sim_params *p = s->p;
+	int d, k, j, t;
+
+	for (k = 0, j = 0; j < p->nodes; j++)
+		if (j != a)
+			dst[k++] = j;
+	d = p->fanout < 0 || p->fanout > k ? k : p->fanout;
+	if (p->fanout < 0) {
+		for (k = 0; k < d; k++)
+			dst[k] = (a + 1 + k) % p->nodes;
+		return d;
+	}
+	/* A partial Fisher-Yates: d of the others, drawn from the seed. */
+	for (k = 0; k < d; k++) {
+		j = k + (int)rnd_below(&s->rng, (uint32_t)(p->nodes - 1 - k));
+		t = dst[k];
+		dst[k] = dst[j];
+		dst[j] = t;
+	}
+	return d;
+}
+
 static void make_workload(struct sim *s)
 {
 	const struct sim_params *p = s->p;
 	uint32_t i = 0, n = 0;
 	uint64_t start_ns;
-	int a, k, sender;
+	int a, k, sender, ndst = 0;
+	int *dsts = p->fanout ? calloc(p->nodes, sizeof(*dsts)) : NULL;
 
 	for (a = 0; a < p->nodes; a++)
 		if (p->incast_to < 0 || a != p->incast_to)
@@ -1332,6 +1364,8 @@ static void make_workload(struct sim *s)
 		s->nodes[a].next_post = i + (p->depth < p->msgs_per_node ?
 					     p->depth : p->msgs_per_node);
 		s->nodes[a].end_post = i + p->msgs_per_node;
+		if (dsts)
+			ndst = pick_dests(s, a, dsts);
 		for (k = 0; k < p->msgs_per_node; k++, i++) {
 			struct msg_rec *m = &s->msgs[i];
 			struct event e = { .type = EV_POST, .msg = i };
@@ -1339,10 +1373,10 @@ static void make_workload(struct sim *s)
 
 			m->out.idx = i;
 			m->src = a;
-			do
+			m->dst = dsts ? dsts[k % ndst] : a;
+			while (m->dst == a)
 				m->dst = p->incast_to >= 0 ? p->incast_to :
 					 (int)rnd_below(&s->rng, p->nodes);
-			while (m->dst == a);
 			do {
 				m->src_qp = (int)rnd_below(&s->rng, p->qps);
 				m->dst_qp = (int)rnd_below(&s->rng, p->qps);
@@ -1381,6 +1415,7 @@ static void make_workload(struct sim *s)
 				make_answer(s, n, i);
 		}
 	}
+	free(dsts);
 	/* The chunked ones: node k to node k + 1, a WRITE with imm, a READ, ... */
 	for (k = 0; k < p->rdma_big_ops; k++, i++) {
 		struct msg_rec *m = &s->msgs[i];
@@ -1706,6 +1741,58 @@ static void latencies(struct sim *s)
 	free(v);
 }
 
+/*
+ * Every OK message of the workload, all senders together: its post-to-
+ * completion time (sim_result.msg_*); each sender's goodput, and Jain's
+ * index of those (sim_result.goodput_*).
+ */
+static void message_times(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	uint64_t *v = calloc(s->nrequests + 1, sizeof(*v));
+	uint64_t from, to, bytes, bps;
+	double sum = 0, sq = 0;
+	uint32_t i, n = 0, senders = 0;
+	int a;
+
+	for (a = 0; a < p->nodes && v; a++) {
+		struct sim_node *nd = &s->nodes[a];
+
+		if (!nd->end_post)
+			continue;	/* not a sender */
+		from = ~0ull;
+		to = 0;
+		bytes = 0;
+		for (i = nd->end_post - p->msgs_per_node; i < nd->end_post; i++) {
+			const struct msg_rec *m = &s->msgs[i];
+
+			if (!m->done || m->status != SRD_COMP_OK)
+				continue;
+			v[n++] = m->done_us - m->post_us;
+			bytes += m->len;
+			if (m->post_us < from)
+				from = m->post_us;
+			if (m->done_us > to)
+				to = m->done_us;
+		}
+		bps = to > from ? bytes * 1000000 / (to - from) : 0;
+		if (!senders++ || bps < s->r->goodput_min_bps)
+			s->r->goodput_min_bps = bps;
+		if (bps > s->r->goodput_max_bps)
+			s->r->goodput_max_bps = bps;
+		sum += (double)bps;
+		sq += (double)bps * (double)bps;
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		s->r->msg_p50_us = v[(n - 1) / 2];
+		s->r->msg_p99_us = v[((uint64_t)n * 99 + 99) / 100 - 1];
+		s->r->msg_max_us = v[n - 1];
+	}
+	s->r->goodput_jain_permille = sq ? (uint32_t)(1000 * sum * sum / (senders * sq)) : 0;
+	free(v);
+}
+
 static void fairness(struct sim *s)
 {
 	const struct sim_params *p = s->p;
@@ -1774,6 +1861,18 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 	s.cfg.max_msg_bytes = p->max_msg_bytes > s.cfg.max_msg_bytes ?
 			      p->max_msg_bytes : s.cfg.max_msg_bytes;
 	s.cfg.max_pending_msgs = 1u << 16;
+	if (p->tx_window_pkts) {
+		/* The window's limits follow it down (srd_config_check()). */
+		s.cfg.tx_window_pkts = p->tx_window_pkts;
+		if (s.cfg.cwnd_max_pkts > p->tx_window_pkts)
+			s.cfg.cwnd_max_pkts = p->tx_window_pkts;
+		if (s.cfg.cwnd_init_pkts > p->tx_window_pkts)
+			s.cfg.cwnd_init_pkts = p->tx_window_pkts;
+		if (s.cfg.pacing_burst_pkts > s.cfg.cwnd_max_pkts)
+			s.cfg.pacing_burst_pkts = s.cfg.cwnd_max_pkts;
+	}
+	if (p->msg_window)
+		s.cfg.msg_window = p->msg_window;
 	if (p->rto_retries_max)
 		s.cfg.rto_retries_max = p->rto_retries_max;
 	if (p->no_drain)
@@ -1804,6 +1903,9 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		node_up(&s, nd);
 	}
 	r->bound_bytes_per_node = (p->nodes - 1) * srd_peer_mem_bound_bytes(&s.cfg) + 4096;
+	if (p->nodes > 1)
+		r->idle_bytes_per_peer = (s.nodes[0].live_bytes - s.nodes[0].engine_bytes) /
+					 (size_t)(p->nodes - 1);
 	make_workload(&s);
 	if (p->restart_node >= 0) {
 		struct event e = { .type = EV_RESTART, .dst = p->restart_node,
@@ -1950,6 +2052,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		fairness(&s);
 	if (p->depth)
 		latencies(&s);
+	message_times(&s);
 	if (!s.failed && r->peak_bytes_per_node > r->bound_bytes_per_node)
 		fail(&s, "peak %zu bytes per node above the bound %zu",
 		     r->peak_bytes_per_node, r->bound_bytes_per_node);

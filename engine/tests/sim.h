@@ -131,6 +131,15 @@ struct sim_params {
 	 */
 	bool answer;
 	uint32_t answer_us;
+	/*
+	 * Peers at scale (sim_main.c, "scale_*"): > 0, each sending node
+	 * sends msgs_per_node messages round-robin to this many
+	 * destinations of its own, distinct, drawn from the seed; -1, to
+	 * every other node in turn (all-to-all); 0, each message to a node
+	 * drawn for it.  Every node holds a peer for every other either way.
+	 */
+	int fanout;
+	uint32_t tx_window_pkts, msg_window;	/* the engines'; 0: default */
 	bool quiet;
 };
 
@@ -159,6 +168,21 @@ struct sim_result {
 	/* sim_params.depth: the worst sender's p50, p99 and max, in us. */
 	uint64_t lat_p50_us, lat_p99_us, lat_max_us;
 	uint64_t last_ok_completion_us;
+	/*
+	 * Every OK message's post-to-completion time, all senders together,
+	 * in us; each sender's goodput (the bytes of its OK messages over
+	 * its first post to its last completion): Jain's index x 1000 of
+	 * those, the least and the most in bytes per second.
+	 */
+	uint64_t msg_p50_us, msg_p99_us, msg_max_us;
+	uint32_t goodput_jain_permille;
+	uint64_t goodput_min_bps, goodput_max_bps;
+	/*
+	 * What an engine allocates per peer, created and idle (node 0's,
+	 * its engine's own allocation left out); the peak per node over the
+	 * run, and its bound: srd_peer_mem_bound_bytes() per peer.
+	 */
+	size_t idle_bytes_per_peer;
 	size_t peak_bytes_per_node, bound_bytes_per_node;
 	uint64_t max_queue_bytes;
 	/*
