@@ -15,7 +15,9 @@
 #    9 others, at --scale 1 and 2; the second run less the first (setup,
 #    a million peers made and freed, drops out), the engine's own sources'
 #    instructions (engine/*.c and its headers, not the simulator's, not
-#    libc's) over the packets sent.  At most 1.2x at NODES what it is at 10.
+#    libc's) over the packets sent.  10 nodes send few packets: their
+#    figure is of 20 seeds' runs together (--seeds 20, one process).  At
+#    most 1.2x at NODES what it is at 10.
 #
 # Prints "scale_*" lines; exits 1 if a run fails or a target is missed.
 set -eu
@@ -42,39 +44,41 @@ if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/nul
 	exit "$rc"
 fi
 
-# The engine's instructions and the packets sent, of one run: "IR PKTS".
+# The engine's instructions and the packets sent of NODES SCALE SEEDS: "IR PKTS".
 measure() {
 	f="$out/cg.$1.$2"
 	if ! valgrind --tool=callgrind --callgrind-out-file="$f" "$sim" \
-		--scenario scale_fanout --nodes "$1" --scale "$2" >"$f.txt" 2>/dev/null; then
+		--scenario scale_fanout --nodes "$1" --scale "$2" --seeds "$3" \
+		>"$f.txt" 2>/dev/null; then
 		grep -E 'FAILED|^not ok' "$f.txt" >&2 || true
 		echo failed
 		return
 	fi
-	pkts=$(sed -n 's/^#   pkts \([0-9]*\),.*/\1/p' "$f.txt")
+	pkts=$(sed -n 's/^#   pkts \([0-9]*\),.*/\1/p' "$f.txt" | awk '{ s += $1 } END { print s }')
 	ir=$(cd / && callgrind_annotate --auto=no --inclusive=no --threshold=100 "$f" |
 		awk '/\/engine\/[a-z_]+\.[ch]:/ {
 			gsub(",", "", $1); s += $1 } END { printf "%.0f", s }')
 	echo "$ir $pkts"
 }
 
-# The engine's instructions per packet at NODES: a scale_insns line.
+# The engine's instructions per packet at NODES, of SEEDS: a scale_insns line.
 per_pkt() {
-	r1=$(measure "$1" 1)
-	r2=$(measure "$1" 2)
+	r1=$(measure "$1" 1 "$2")
+	r2=$(measure "$1" 2 "$2")
 	case "$r1 $r2" in
 	*failed*)
 		echo "scale_insns: peers=$(($1 - 1)) insns_per_pkt=none (a run failed)"
 		return
 		;;
 	esac
-	echo "$r1 $r2" | awk -v peers=$(($1 - 1)) '{
+	echo "$r1 $r2" | awk -v peers=$(($1 - 1)) -v seeds="$2" '{
 		printf "scale_insns: peers=%d insns_per_pkt=%.1f ", peers, ($3 - $1) / ($4 - $2)
-		printf "(engine instructions %d over %d packets, --scale 2 less 1)\n", $3 - $1, $4 - $2 }'
+		printf "(engine instructions %d over %d packets, --scale 2 less 1, %d seeds)\n",
+			$3 - $1, $4 - $2, seeds }'
 }
 
-per_pkt 10 | tee "$out/small"
-per_pkt "$nodes" | tee "$out/big"
+per_pkt 10 20 | tee "$out/small"
+per_pkt "$nodes" 1 | tee "$out/big"
 small=$(sed -n 's/.*insns_per_pkt=\([0-9.]*\).*/\1/p' "$out/small")
 big=$(sed -n 's/.*insns_per_pkt=\([0-9.]*\).*/\1/p' "$out/big")
 if [ -z "$small" ] || [ -z "$big" ]; then
