@@ -38,6 +38,10 @@
  * Further RTOs in a row drop the window to its floor.  DATA is paced at cwnd /
  * srtt * pacing_gain.
  *
+ * The window counts bytes on the wire, in full packets' worth: a packet
+ * takes its weight of it (srd_tx_pkt_weight()), so a 64-byte send is
+ * not held to a full packet's share, and is paced by its weight too.
+ *
  * All arithmetic is integer: the window is in 1/256 packets.
  */
 #include "srd_internal.h"
@@ -117,12 +121,12 @@ static uint64_t target_us(const struct srd_config *cfg,
 }
 
 void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
-		   const struct srd_rtt *rtt, uint32_t newly_acked,
+		   const struct srd_rtt *rtt, uint32_t acked_w,
 		   uint32_t delay_us, uint64_t now_us)
 {
 	uint64_t target, cut_permille, inc;
 
-	if (!newly_acked)
+	if (!acked_w)
 		return;
 	target = target_us(cfg, rtt);
 	/* The standing delay: the least sample of a window of srtt / 2. */
@@ -150,14 +154,15 @@ void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
 	cc->cwnd_undo = 0;
 	if (!rtt->min_us || delay_us <= target) {
 		/*
-		 * + ai per window's worth of ACKs: ai * n / cwnd packets; below
-		 * one packet, where an ACK comes once in 1 / cwnd RTTs, ai * n
-		 * * cwnd (the two meet at one packet): a window below a packet
-		 * doubles at each ACK, not + 1 / cwnd packets at once.
+		 * + ai per window's worth of ACKs: ai * n / cwnd packets for n
+		 * packets' weight ACKed; below one packet, where an ACK comes
+		 * once in 1 / cwnd RTTs, ai * n * cwnd (the two meet at one
+		 * packet): a window below a packet doubles at each ACK of a
+		 * full one, not + 1 / cwnd packets at once.
 		 */
-		inc = (uint64_t)cfg->cc_ai_pkts * newly_acked;
+		inc = (uint64_t)cfg->cc_ai_pkts * acked_w;
 		inc = cc->cwnd >= SRD_CWND_ONE ?
-		      inc * SRD_CWND_ONE * SRD_CWND_ONE / cc->cwnd : inc * cc->cwnd;
+		      inc * SRD_CWND_ONE / cc->cwnd : inc * cc->cwnd / SRD_CWND_ONE;
 		cc->cwnd = clamp_cwnd(cfg, cc->cwnd + inc);
 		return;
 	}
@@ -330,21 +335,33 @@ bool srd_cc_drain_ack_any(struct srd_cc *cc, const struct srd_config *cfg,
 
 /* srd_cc_on_send() with pacing on and an RTT to pace by. */
 void srd_cc_pace(struct srd_cc *cc, const struct srd_config *cfg,
-		 const struct srd_rtt *rtt, uint64_t now_us)
+		 const struct srd_rtt *rtt, uint32_t w, uint64_t now_us)
 {
 	uint64_t gap_ns, credit_ns, now_ns = now_us * 1000;
 
+	/* A full packet's gap. */
 	gap_ns = (uint64_t)rtt->srtt_us * 1000 * SRD_CWND_ONE / srd_cc_cwnd(cc) *
 		 100 / cfg->pacing_gain_pct;
 	/*
-	 * A token bucket of pacing_burst_pkts: after a pause, that many may
-	 * leave back to back, so an OS timer fires once per burst, not once
-	 * per packet; the long-run rate is unchanged.
+	 * A token bucket of pacing_burst_pkts full packets: after a pause,
+	 * that many may leave back to back, so an OS timer fires once per
+	 * burst, not once per packet; the long-run rate is unchanged.
 	 */
 	credit_ns = gap_ns * (cfg->pacing_burst_pkts - 1);
 	if (now_ns > credit_ns && cc->pace_next_ns < now_ns - credit_ns)
 		cc->pace_next_ns = now_ns - credit_ns;
-	cc->pace_next_ns += gap_ns;
+	/*
+	 * A packet of half a full one or more takes a full packet's gap;
+	 * a smaller one its weight's share (srd_tx_pkt_weight()), so that
+	 * small sends are not held to a full packet's spacing each, which
+	 * would cap them at the packets of a window per RTT again.  Weighting
+	 * the larger ones too made incast_depth's senders, whose 16 KiB
+	 * messages are a full and a 7.4 KB packet, less fair (Jain's index
+	 * 0.940-0.995 over 12 seeds of its _answered form, against
+	 * 0.970-0.996).
+	 */
+	cc->pace_next_ns += w >= SRD_CWND_ONE / 2 ? gap_ns :
+			    gap_ns * w / SRD_CWND_ONE;
 }
 
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc)

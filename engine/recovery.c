@@ -141,7 +141,8 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		   uint64_t now_us)
 {
 	const struct srd_config *cfg = &peer->eng->cfg;
-	uint32_t mask = srd_tx_ring_mask(peer), newly = 0, sample = 0, i, psn, lim;
+	uint32_t mask = srd_tx_ring_mask(peer), newly = 0, newly_w = 0, sample = 0;
+	uint32_t i, psn, lim;
 	struct srd_tx_pkt *e;
 
 	peer->ctr.acks_received++;
@@ -192,6 +193,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		e = &peer->ring[psn & mask];
 		if (!e->in_use || e->psn != psn)
 			continue;
+		newly_w += e->weight;
 		ack_pkt(peer, e, i ? 0 : sample);
 		newly++;
 	}
@@ -207,7 +209,7 @@ void srd_tx_on_ack(struct srd_peer *peer, const struct srd_pkt *p,
 		peer->rto_probe = false;
 		peer->tlp_base_us = now_us;
 		peer->tlp_sent = 0;
-		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly,
+		srd_cc_on_ack(&peer->cc, cfg, &peer->rtt, newly_w,
 			      sample ? sample : peer->rtt.srtt_us, now_us);
 	}
 	detect_losses(peer, now_us);
@@ -396,7 +398,8 @@ static void send_tlp(struct srd_peer *peer, uint64_t now_us)
 		return;
 	peer->ctr.tail_probes++;
 	psn = peer->snd_nxt;
-	if (srd_tx_send_data(peer, m, e->seg, SRD_TXW_TLP, e->path, now_us))
+	if (srd_tx_send_data(peer, m, e->seg, e->weight, SRD_TXW_TLP, e->path,
+			     now_us))
 		peer->ring[psn & srd_tx_ring_mask(peer)].is_tlp = true;
 }
 

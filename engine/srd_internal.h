@@ -245,7 +245,7 @@ static inline bool srd_cc_drains(const struct srd_config *cfg)
 
 void srd_cc_init(struct srd_cc *cc, const struct srd_config *cfg);
 void srd_cc_on_ack(struct srd_cc *cc, const struct srd_config *cfg,
-		   const struct srd_rtt *rtt, uint32_t newly_acked,
+		   const struct srd_rtt *rtt, uint32_t acked_w,
 		   uint32_t delay_us, uint64_t now_us);
 bool srd_cc_on_loss(struct srd_cc *cc, const struct srd_config *cfg,
 		    const struct srd_rtt *rtt, uint64_t now_us);
@@ -291,9 +291,20 @@ static inline uint32_t srd_cc_cwnd(const struct srd_cc *cc)
 }
 
 /*
- * Inline: the pump and the deadline ask at every packet.  At least one:
- * a window below one packet is kept by pacing (srd_cc_on_send()).
+ * Does a packet of weight @w (srd_tx_pkt_weight()) fit in the window
+ * with @inflight_w in flight?  Inline: the pump and the deadline ask at
+ * every packet.  A window below one packet holds one full packet, and
+ * pacing keeps it (srd_cc_on_send()).
  */
+static inline bool srd_cc_window_fits(const struct srd_cc *cc,
+				      uint32_t inflight_w, uint32_t w)
+{
+	uint32_t c = srd_cc_cwnd(cc);
+
+	return inflight_w + w <= (c > SRD_CWND_ONE ? c : SRD_CWND_ONE);
+}
+
+/* The window in whole packets of a full segment (at least one). */
 static inline uint32_t srd_cc_window_pkts(const struct srd_cc *cc)
 {
 	uint32_t w = srd_cc_cwnd(cc) / SRD_CWND_ONE;
@@ -308,18 +319,19 @@ static inline bool srd_cc_pacing_allows(const struct srd_cc *cc,
 }
 
 void srd_cc_pace(struct srd_cc *cc, const struct srd_config *cfg,
-		 const struct srd_rtt *rtt, uint64_t now_us);
+		 const struct srd_rtt *rtt, uint32_t w, uint64_t now_us);
 
 /*
- * A DATA packet leaves: pacing, with pacing on and an RTT to pace by
- * (srd_cc_pace()).  Inline: every DATA packet comes here.
+ * A DATA packet of weight @w leaves: pacing, with pacing on and an RTT
+ * to pace by (srd_cc_pace()).  Inline: every DATA packet comes here.
  */
 static inline void srd_cc_on_send(struct srd_cc *cc,
 				  const struct srd_config *cfg,
-				  const struct srd_rtt *rtt, uint64_t now_us)
+				  const struct srd_rtt *rtt, uint32_t w,
+				  uint64_t now_us)
 {
 	if (cfg->pacing_gain_pct && rtt->srtt_us)
-		srd_cc_pace(cc, cfg, rtt, now_us);
+		srd_cc_pace(cc, cfg, rtt, w, now_us);
 }
 
 uint64_t srd_cc_pacing_deadline_us(const struct srd_cc *cc);
@@ -540,6 +552,7 @@ struct srd_tx_pkt {
 	/* Flagged ACK_NOW: its ACK may wait for an answer (recovery.c). */
 	bool ack_now;
 	uint8_t lost_path;		/* is_retx: where the copy before went */
+	uint16_t weight;		/* of the window, srd_tx_pkt_weight() */
 };
 
 /* A segment to send again; queued when its packet was declared lost. */
@@ -603,6 +616,7 @@ struct srd_peer {
 	uint32_t snd_nxt;		/* next PSN */
 	uint32_t snd_una;		/* lowest PSN maybe in flight */
 	uint32_t inflight;
+	uint32_t inflight_w;		/* their weights, in 1/256 packets */
 	uint32_t reo_wnd_us;		/* reordering allowance, grows on spurious */
 	uint32_t acks_since_spurious;
 	bool largest_acked_valid;
@@ -958,6 +972,7 @@ static inline void srd_tx_release_pkt(struct srd_peer *peer,
 		peer->paths[e->path].probe_in_flight = false;
 	e->in_use = false;
 	peer->inflight--;
+	peer->inflight_w -= e->weight;
 }
 
 void srd_tx_advance_una(struct srd_peer *peer);
@@ -973,10 +988,13 @@ void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp);
 /* READ @m's response made progress at @now_us: its deadline moves on. */
 void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m,
 			  uint64_t now_us);
-/* Returns false when the message was failed instead (its source is gone). */
+/*
+ * Segment @seg of @m, of weight @w (srd_tx_pkt_weight()).  Returns false
+ * when the message was failed instead (its source is gone).
+ */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
-		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
-		      uint64_t now_us);
+		      uint32_t seg, uint32_t w, enum srd_tx_why why,
+		      uint32_t last_path, uint64_t now_us);
 
 /* rnr.c: messages whose receiver was not ready */
 void srd_rnr_park(struct srd_peer *peer, struct srd_tx_msg *m, uint64_t now_us);
@@ -1007,16 +1025,41 @@ static inline bool srd_tx_has_work(const struct srd_peer *peer)
 }
 
 /*
- * Could the pump send a packet now, pacing aside, with @unsent packets
- * taken but not yet counted in flight: work, room in the congestion
- * window, and the packet table's next slot free?
+ * Could the pump send a full packet now, pacing aside, with packets of
+ * weight @unsent_w taken but not yet counted in flight: work, room in
+ * the congestion window, and the packet table's next slot free?  Room
+ * for a full one: a smaller one may fit where this says no, and then
+ * waits for the next ACK, which something in flight brings.
  */
 static inline bool srd_tx_could_send(const struct srd_peer *peer,
-				     uint32_t unsent)
+				     uint32_t unsent_w)
 {
 	return srd_tx_has_work(peer) &&
-	       peer->inflight + unsent < srd_cc_window_pkts(&peer->cc) &&
+	       srd_cc_window_fits(&peer->cc, peer->inflight_w + unsent_w,
+				  SRD_CWND_ONE) &&
 	       !peer->ring[peer->snd_nxt & srd_tx_ring_mask(peer)].in_use;
+}
+
+/*
+ * How much of the congestion window segment @seg of @m takes, in 1/256
+ * packets: its bytes on the wire over a full packet's, at least 1/256.
+ * A full segment of any kind weighs a packet (RDMA's longer header comes
+ * out of its segment), a 64-byte send about 1/80 of one at MTU 9000: the
+ * window counts what a link's queue holds, bytes, so small messages are
+ * not held to a packet's share each.
+ */
+static inline uint32_t srd_tx_pkt_weight(const struct srd_peer *peer,
+					 const struct srd_tx_msg *m,
+					 uint32_t seg)
+{
+	uint32_t rest = m->len - seg * m->seg_bytes, full, w;
+
+	if (rest >= m->seg_bytes)
+		return SRD_CWND_ONE;
+	/* seg_bytes is at most SRD_MAX_SEG_BYTES: no overflow. */
+	full = peer->eng->cfg.seg_bytes + SRD_HDR_DATA_BYTES;
+	w = (rest + full - m->seg_bytes) * SRD_CWND_ONE / full;
+	return w ? w : 1;
 }
 
 /* srd_tx_deadline() of an ESTABLISHED peer with anything under way. */

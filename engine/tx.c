@@ -280,6 +280,7 @@ void srd_tx_reset_packets(struct srd_peer *peer)
 	srd_memset(peer->ring, 0,
 		   sizeof(*peer->ring) * peer->eng->cfg.tx_window_pkts);
 	peer->inflight = 0;
+	peer->inflight_w = 0;
 	peer->snd_una = peer->snd_nxt;
 	peer->largest_acked_valid = false;
 	peer->loss_deadline_us = SRD_NO_DEADLINE;
@@ -384,10 +385,9 @@ bool srd_tx_queue_resp(struct srd_peer *peer, const struct srd_pkt *req,
 	return true;
 }
 
-/* Returns false when the message was failed instead (its source is gone). */
 bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
-		      uint32_t seg, enum srd_tx_why why, uint32_t last_path,
-		      uint64_t now_us)
+		      uint32_t seg, uint32_t w, enum srd_tx_why why,
+		      uint32_t last_path, uint64_t now_us)
 {
 	bool retx = why != SRD_TXW_NEW, retx_rto = why == SRD_TXW_RTO;
 	const struct srd_config *cfg = &peer->eng->cfg;
@@ -411,7 +411,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	 * stop after it (docs/protocol.md, "Sender").
 	 */
 	ack_now = probe || (seg + 1 == m->nsegs &&
-			    (retx || !srd_tx_could_send(peer, 1)));
+			    (retx || !srd_tx_could_send(peer, w)));
 	flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
 		(m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
 		(retx ? SRD_WF_DATA_RETRANSMIT : 0) |
@@ -448,7 +448,9 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	e->ack_now = ack_now;
 	e->retx_rto = retx && retx_rto;
 	e->lost_path = (uint8_t)(retx ? last_path : path);
+	e->weight = (uint16_t)w;
 	peer->inflight++;
+	peer->inflight_w += w;
 	peer->tail_ack_now = ack_now;
 
 	peer->ctr.tx_data_pkts++;
@@ -459,7 +461,7 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 		peer->tlp_base_us = now_us;
 	}
 	peer->paths[path].tx_pkts++;
-	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, now_us);
+	srd_cc_on_send(&peer->cc, cfg, &peer->rtt, w, now_us);
 	SRD_TRACE(peer, SRD_EV_DATA_TX, psn, m->msg_id, seg, path, why,
 		  m->kind, 0);
 	if (srd_peer_transmit(peer, path, hdr, hlen, m, off, len) ==
@@ -561,12 +563,14 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 	}
 	for (;;) {
 		bool have_retx = retx_pop(peer, &r);
+		uint32_t w;
 
 		m = have_retx ? srd_tx_msg_by_id(peer, r.msg_id) :
 				next_new(peer, &rr_end);
 		if (!m)
 			break;
-		if (peer->inflight >= srd_cc_window_pkts(&peer->cc) &&
+		w = srd_tx_pkt_weight(peer, m, have_retx ? r.seg : m->next_seg);
+		if (!srd_cc_window_fits(&peer->cc, peer->inflight_w, w) &&
 		    !(have_retx && peer->rto_probe)) {
 			if (!peer->cc.stalled)
 				peer->ctr.cwnd_stalls++;
@@ -585,7 +589,7 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 		if (have_retx) {
 			peer->retx_head++;
 			peer->rto_probe = false;
-			srd_tx_send_data(peer, m, r.seg,
+			srd_tx_send_data(peer, m, r.seg, w,
 					 r.timeout ? SRD_TXW_RTO : SRD_TXW_SACK,
 					 r.last_path, now_us);
 		} else {
@@ -594,8 +598,8 @@ void srd_tx_pump(struct srd_peer *peer, uint64_t now_us)
 			m->next_seg++;
 			if (!srd_tx_msg_unsent(m))
 				peer->tx_unsent--;
-			srd_tx_send_data(peer, m, m->next_seg - 1, SRD_TXW_NEW,
-					 SRD_PATH_NONE, now_us);
+			srd_tx_send_data(peer, m, m->next_seg - 1, w,
+					 SRD_TXW_NEW, SRD_PATH_NONE, now_us);
 		}
 		/* (srd_tx_send_data may have completed m: not used again) */
 	}

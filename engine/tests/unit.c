@@ -1165,7 +1165,7 @@ static void test_cc_target_scales_with_min_rtt(void)
 		srd_rtt_sample(&r, &c, 2000, 1);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, 5500, 10);	/* a window of one */
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 5500, 10);	/* a window of one */
 		if (mult)
 			CHECK(cc.cwnd > w0, "x%u: 5.5 ms on a 2 ms path grows (%u -> %u)",
 			      mult, w0, cc.cwnd);
@@ -1177,7 +1177,7 @@ static void test_cc_target_scales_with_min_rtt(void)
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 2300, 10);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 2300, 10);
 	CHECK(cc.cwnd < w0, "x2: 2.3 ms on a 100 us path cuts (%u -> %u)", w0, cc.cwnd);
 	c.cc_target_rtt_mult = 65;
 	CHECK(srd_config_validate(&c) < 0, "a multiple over 64 is refused");
@@ -1230,7 +1230,7 @@ static void test_cc_fixed_target(void)
 		srd_rtt_sample(&r, &c, min_rtt[i], 1);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, i ? 9000 : 2500, 10);
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, i ? 9000 : 2500, 10);
 		CHECK(i ? cc.cwnd > w0 : cc.cwnd < w0,
 		      "own min %u us, no fixed target: %s (%u -> %u)", min_rtt[i],
 		      i ? "9 ms grows" : "2.5 ms cuts", w0, cc.cwnd);
@@ -1242,12 +1242,12 @@ static void test_cc_fixed_target(void)
 		srd_rtt_sample(&r, &c, min_rtt[i], 1);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, 2500, 10);
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 2500, 10);
 		CHECK(cc.cwnd > w0, "min %u us: 2.5 ms under a 3 ms target grows (%u -> %u)",
 		      min_rtt[i], w0, cc.cwnd);
 		srd_cc_init(&cc, &c);
 		w0 = cc.cwnd;
-		srd_cc_on_ack(&cc, &c, &r, 1, 4000, 10);
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 4000, 10);
 		CHECK(cc.cwnd < w0, "min %u us: 4 ms over a 3 ms target cuts (%u -> %u)",
 		      min_rtt[i], w0, cc.cwnd);
 	}
@@ -1286,7 +1286,7 @@ static void test_cc_flow_scaling(void)
 			srd_cc_init(&cc, &c);
 			cc.cwnd = wins[i] * SRD_CWND_ONE;
 			w0 = cc.cwnd;
-			srd_cc_on_ack(&cc, &c, &r, 1, mid, 10);
+			srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, mid, 10);
 			if (cc.cwnd < w0 || (w0 == SRD_CWND_ONE && cc.cwnd == w0))
 				hi = mid;
 			else
@@ -1307,11 +1307,11 @@ static void test_cc_flow_scaling(void)
 	CHECK(t2 > t16 + 500, "2 packets' target %u, 16's %u", t2, t16);
 	srd_cc_init(&cc, &c);
 	cc.cwnd = 16 * SRD_CWND_ONE;
-	srd_cc_on_ack(&cc, &c, &r, 1, (t2 + t16) / 2, 10);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, (t2 + t16) / 2, 10);
 	CHECK(cc.cwnd < 16 * SRD_CWND_ONE, "the larger cuts (%u)", cc.cwnd);
 	srd_cc_init(&cc, &c);
 	cc.cwnd = 2 * SRD_CWND_ONE;
-	srd_cc_on_ack(&cc, &c, &r, 1, (t2 + t16) / 2, 10);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, (t2 + t16) / 2, 10);
 	CHECK(cc.cwnd > 2 * SRD_CWND_ONE, "the smaller grows (%u)", cc.cwnd);
 	c.cc_fs_range_us = SRD_CC_TARGET_MAX_US + 1;
 	CHECK(srd_config_validate(&c) < 0, "a range over a second is refused");
@@ -1417,7 +1417,7 @@ static void test_cc_loss_needs_queue(void)
 	      "no RTT sample yet: a loss cuts (%u -> %u)", w0, cc.cwnd);
 	srd_rtt_sample(&r, &c, 100, 1);
 	srd_cc_init(&cc, &c);
-	srd_cc_on_ack(&cc, &c, &r, 1, 120, 10);	/* a window of 120 us closes */
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 120, 10);	/* a window of 120 us closes */
 	w0 = cc.cwnd;
 	CHECK(cc.standing_us == 120 && !srd_cc_on_loss(&cc, &c, &r, 2000) &&
 	      cc.cwnd == w0, "standing %u us, below the 150 us target: window kept "
@@ -1438,12 +1438,12 @@ static void test_cc_loss_needs_queue(void)
 	c.cc_target_queue_us = 5000;
 	srd_cc_init(&cc, &c);
 	for (i = 0; i < SRD_CC_QUEUE_WINDOWS; i++)
-		srd_cc_on_ack(&cc, &c, &r, 1, i == 0 ? 120 : 200, 20000 + 1000 * i);
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, i == 0 ? 120 : 200, 20000 + 1000 * i);
 	w0 = cc.cwnd;
 	CHECK(cc.standing_us == 200 && !srd_cc_on_loss(&cc, &c, &r, 30000) &&
 	      cc.cwnd == w0, "%u windows of 200 us after one of 120 us: window kept "
 	      "(%u -> %u)", SRD_CC_QUEUE_WINDOWS - 1, w0, cc.cwnd);
-	srd_cc_on_ack(&cc, &c, &r, 1, 200, 30000);	/* the 120 leaves */
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 200, 30000);	/* the 120 leaves */
 	w0 = cc.cwnd;
 	CHECK(srd_cc_on_loss(&cc, &c, &r, 40000) && cc.cwnd == w0 / 2,
 	      "%u windows of 2 x min_rtt under a 5 ms target: cut (%u -> %u)",
@@ -1467,24 +1467,24 @@ static void test_cc_window(void)
 	w0 = cc.cwnd;
 	CHECK(srd_cc_window_pkts(&cc) == c.cwnd_init_pkts, "init %u", srd_cc_window_pkts(&cc));
 	/* Below target: +1 packet per window of ACKs. */
-	srd_cc_on_ack(&cc, &c, &r, 16, 110, 10);
+	srd_cc_on_ack(&cc, &c, &r, 16 * SRD_CWND_ONE, 110, 10);
 	CHECK(cc.cwnd == w0 + SRD_CWND_ONE, "AI: %u -> %u", w0, cc.cwnd);
 	/* Far above target: cut by at most max_mdf, once per RTT. */
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 10000, 1000);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 10000, 1000);
 	CHECK(cc.cwnd == w0 / 2, "MD capped at 50%%: %u -> %u", w0, cc.cwnd);
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 10000, 1050);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 10000, 1050);
 	CHECK(cc.cwnd == w0, "no second cut within an RTT");
 	/* Slightly above target (150 + 30): cut by 0.8 * 30/180 = 13.3%. */
-	srd_cc_on_ack(&cc, &c, &r, 1, 180, 1200);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 180, 1200);
 	CHECK(cc.cwnd == (uint32_t)((uint64_t)w0 * (1000 - 133) / 1000),
 	      "proportional cut %u -> %u", w0, cc.cwnd);
 	for (i = 0; i < 100; i++)
-		srd_cc_on_ack(&cc, &c, &r, 1, 100000, 2000 + 1000 * i);
+		srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100000, 2000 + 1000 * i);
 	CHECK(cc.cwnd == c.cwnd_min_256ths, "floor %u", cc.cwnd);
 	for (i = 0; i < 100000; i++)
-		srd_cc_on_ack(&cc, &c, &r, 64, 100, 300000);
+		srd_cc_on_ack(&cc, &c, &r, 64 * SRD_CWND_ONE, 100, 300000);
 	CHECK(cc.cwnd == c.cwnd_max_pkts * SRD_CWND_ONE, "ceiling %u", cc.cwnd);
 	/*
 	 * The first RTO of a run cuts as a loss, where a queue stands (the
@@ -1507,15 +1507,15 @@ static void test_cc_window(void)
 	 * (jitter, a stalled host) is not a queue; a window of high ones is.
 	 */
 	srd_cc_init(&cc, &c);
-	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500000);	/* closes a window */
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100, 500000);	/* closes a window */
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500010);
-	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500020);
-	srd_cc_on_ack(&cc, &c, &r, 1, 100, 500060);	/* closes: min 100 */
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 5000, 500010);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100, 500020);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100, 500060);	/* closes: min 100 */
 	CHECK(cc.cwnd > w0, "a spike in a window: no cut (%u -> %u)", w0, cc.cwnd);
 	w0 = cc.cwnd;
-	srd_cc_on_ack(&cc, &c, &r, 1, 5000, 500070);
-	srd_cc_on_ack(&cc, &c, &r, 1, 4000, 500110);	/* closes: min 4000 */
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 5000, 500070);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 4000, 500110);	/* closes: min 4000 */
 	CHECK(cc.cwnd < w0, "a window of high delay: cut (%u -> %u)", w0, cc.cwnd);
 	srd_cc_on_rto(&cc, &c, &r, false, 500200);	/* the floor ... */
 	CHECK(cc.cwnd == c.cwnd_min_256ths, "floor after two RTOs");
@@ -1528,13 +1528,13 @@ static void test_cc_window(void)
 	cc.pace_next_ns = 0;
 	for (i = 0; i < c.pacing_burst_pkts; i++) {
 		CHECK(srd_cc_pacing_allows(&cc, 5000), "burst packet %u allowed", i);
-		srd_cc_on_send(&cc, &c, &r, 5000);
+		srd_cc_on_send(&cc, &c, &r, SRD_CWND_ONE, 5000);
 	}
 	CHECK(cc.pace_next_ns == 5000 * 1000 + 80000, "pace gap %lld",
 	      (long long)(cc.pace_next_ns - 5000000));
 	CHECK(!srd_cc_pacing_allows(&cc, 5079) && srd_cc_pacing_allows(&cc, 5080),
 	      "pacing gate");
-	srd_cc_on_send(&cc, &c, &r, 5080);
+	srd_cc_on_send(&cc, &c, &r, SRD_CWND_ONE, 5080);
 	CHECK(!srd_cc_pacing_allows(&cc, 5159) && srd_cc_pacing_allows(&cc, 5160),
 	      "steady gap after the burst");
 	/* Half a packet: one packet in flight, twice the gap. */
@@ -1542,15 +1542,25 @@ static void test_cc_window(void)
 	      c.cwnd_min_256ths);
 	cc.cwnd = SRD_CWND_ONE / 2;
 	CHECK(srd_cc_window_pkts(&cc) == 1, "window 1 below one packet");
-	srd_cc_on_send(&cc, &c, &r, 5160);
+	srd_cc_on_send(&cc, &c, &r, SRD_CWND_ONE, 5160);
 	CHECK(!srd_cc_pacing_allows(&cc, 5160 + 159) &&
 	      srd_cc_pacing_allows(&cc, 5160 + 160), "gap 160 us at 1/2");
+	/*
+	 * By weight: a packet of half a full one or more takes the whole
+	 * gap, a lighter one its share (a quarter: 40 us).
+	 */
+	srd_cc_on_send(&cc, &c, &r, SRD_CWND_ONE / 2, 5320);
+	CHECK(!srd_cc_pacing_allows(&cc, 5320 + 159) &&
+	      srd_cc_pacing_allows(&cc, 5320 + 160), "half a packet: 160 us");
+	srd_cc_on_send(&cc, &c, &r, SRD_CWND_ONE / 4, 5480);
+	CHECK(!srd_cc_pacing_allows(&cc, 5480 + 39) &&
+	      srd_cc_pacing_allows(&cc, 5480 + 40), "a quarter: 40 us");
 	/* Below target, a window below a packet doubles at an ACK. */
 	cc.cwnd = 3 * SRD_CWND_ONE / 4;
-	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600000);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100, 600000);
 	CHECK(cc.cwnd == 3 * SRD_CWND_ONE / 2, "3/4 -> %u/256", cc.cwnd);
 	cc.cwnd = SRD_CWND_ONE;
-	srd_cc_on_ack(&cc, &c, &r, 1, 100, 600100);
+	srd_cc_on_ack(&cc, &c, &r, SRD_CWND_ONE, 100, 600100);
 	CHECK(cc.cwnd == 2 * SRD_CWND_ONE, "1 -> %u/256", cc.cwnd);
 }
 
@@ -4207,20 +4217,81 @@ static void test_ack_now_ends_a_burst(void)
 	      l.flagged);
 	pair_free(pr);
 
-	/* A window of 2 packets: each second packet fills it, and asks. */
+	/*
+	 * A window of 2 packets: each second full packet fills it, and
+	 * asks (smaller ones weigh less: test_window_counts_bytes).
+	 */
 	c.cwnd_init_pkts = c.cwnd_max_pkts = 2;
 	c.cwnd_min_256ths = 2 * SRD_CWND_ONE;
 	c.pacing_burst_pkts = 2;
 	pr = pair_new(&c);
 	l = (struct ack_now_log){ .n = 0 };
 	for (i = 0; i < 4; i++)
-		CHECK(send_one(pr, 0, 512, 410 + i, 7) == 0, "post %d", i);
+		CHECK(send_one(pr, 0, c.seg_bytes, 410 + i, 7) == 0, "post %d", i);
 	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 4, "4 sends OK: %d",
 	      pr->n[0]->sends_done[SRD_COMP_OK]);
 	CHECK(l.n == 4 && l.flagged == 0xa,
 	      "the window's second packets ask: %d packets, asked %#x", l.n,
 	      l.flagged);
+	pair_free(pr);
+}
+
+/* DATA packets queued for node 1. */
+static int queued_data(const struct pair *pr)
+{
+	int i, n = 0;
+
+	for (i = 0; i < pr->qlen; i++)
+		n += pr->q[i].to == 1 && pr->q[i].data[1] == SRD_WOP_DATA;
+	return n;
+}
+
+/*
+ * The window counts bytes on the wire, in full packets' worth: a window
+ * of two packets lets two full segments go, and sixteen 64-byte sends
+ * (116 bytes with the header, 27/256 of a packet each), which before
+ * went two at a time, each pair waiting for an ACK.
+ */
+static void test_window_counts_bytes(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr;
+	uint64_t stalls;
+	int i;
+
+	c.cwnd_init_pkts = c.cwnd_max_pkts = 2;
+	c.cwnd_min_256ths = 2 * SRD_CWND_ONE;
+	c.pacing_burst_pkts = 2;
+	c.pacing_gain_pct = 0;		/* the window alone */
+	pr = pair_new(&c);
+	send_one(pr, 0, 100, 1, 7);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	stalls = ectr(pr->n[0]->eng)->cwnd_stalls;
+
+	for (i = 0; i < 16; i++)
+		CHECK(send_one(pr, 0, 64, 10 + i, 7) == 0, "post %d", i);
+	CHECK(queued_data(pr) == 16 &&
+	      ectr(pr->n[0]->eng)->cwnd_stalls == stalls,
+	      "16 small sends in flight at once: %d, window stalls %llu",
+	      queued_data(pr),
+	      (unsigned long long)(ectr(pr->n[0]->eng)->cwnd_stalls - stalls));
+	CHECK(pr->n[0]->peer->inflight_w == 16 * 27,
+	      "their weight %u (16 x 27)", pr->n[0]->peer->inflight_w);
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 17 &&
+	      pr->n[0]->peer->inflight_w == 0, "all completed, %u in flight",
+	      pr->n[0]->peer->inflight_w);
+
+	for (i = 0; i < 4; i++)
+		CHECK(send_one(pr, 0, c.seg_bytes, 30 + i, 7) == 0, "post %d", i);
+	CHECK(queued_data(pr) == 2 &&
+	      ectr(pr->n[0]->eng)->cwnd_stalls == stalls + 1,
+	      "full segments: 2 in flight, then the window holds: %d",
+	      queued_data(pr));
+	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 21, "all 21 completed: %d",
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
 	pair_free(pr);
 }
 
@@ -4447,6 +4518,7 @@ static const struct test tests[] = {
 	{ "tlp_follows_rtt_variance", test_tlp_follows_rtt_variance },
 	{ "tail_ack_copies_on_loss_not_lateness", test_tail_ack_copies },
 	{ "ack_now_ends_a_burst", test_ack_now_ends_a_burst },
+	{ "window_counts_bytes", test_window_counts_bytes },
 	{ "acks_ride_on_answers", test_acks_ride_on_answers },
 	{ "reply_wait_follows_rtt", test_reply_wait_follows_rtt },
 	{ "lost_answer_loses_no_ack", test_lost_answer_loses_no_ack },
