@@ -210,62 +210,12 @@ void srd_engine_destroy(struct srd_engine *eng)
 #define SRD_COUNTER_DESC(f) { #f, srd_offsetof(struct srd_counters, f) }
 
 const struct srd_counter_desc srd_counter_descs[] = {
-	SRD_COUNTER_DESC(tx_pkts),
-	SRD_COUNTER_DESC(tx_bytes),
-	SRD_COUNTER_DESC(rx_pkts),
-	SRD_COUNTER_DESC(rx_bytes),
-	SRD_COUNTER_DESC(tx_data_pkts),
-	SRD_COUNTER_DESC(rx_data_pkts),
-	SRD_COUNTER_DESC(retransmits),
-	SRD_COUNTER_DESC(rto_expired),
-	SRD_COUNTER_DESC(fast_retransmits),
-	SRD_COUNTER_DESC(spurious_retransmits),
-	SRD_COUNTER_DESC(duplicates),
-	SRD_COUNTER_DESC(out_of_order),
-	SRD_COUNTER_DESC(acks_sent),
-	SRD_COUNTER_DESC(acks_received),
-	SRD_COUNTER_DESC(naks_sent),
-	SRD_COUNTER_DESC(naks_received),
-	SRD_COUNTER_DESC(rnr_naks_sent),
-	SRD_COUNTER_DESC(rnr_naks_received),
-	SRD_COUNTER_DESC(hellos_sent),
-	SRD_COUNTER_DESC(hellos_received),
-	SRD_COUNTER_DESC(cwnd_stalls),
-	SRD_COUNTER_DESC(tx_window_stalls),
-	SRD_COUNTER_DESC(path_switches),
-	SRD_COUNTER_DESC(path_recoveries),
-	SRD_COUNTER_DESC(peer_restarts),
-	SRD_COUNTER_DESC(peer_unreachable),
-	SRD_COUNTER_DESC(msgs_sent),
-	SRD_COUNTER_DESC(msgs_failed),
-	SRD_COUNTER_DESC(msgs_delivered),
-	SRD_COUNTER_DESC(rx_drop_bad_hdr),
-	SRD_COUNTER_DESC(rx_drop_stale_epoch),
-	SRD_COUNTER_DESC(rx_drop_out_of_window),
-	SRD_COUNTER_DESC(alloc_failures),
-	SRD_COUNTER_DESC(rdma_writes_in),
-	SRD_COUNTER_DESC(rdma_reads_in),
-	SRD_COUNTER_DESC(rdma_access_naks),
-	SRD_COUNTER_DESC(resp_timeouts),
-	SRD_COUNTER_DESC(tail_probes),
-	SRD_COUNTER_DESC(rx_msg_timeouts),
-	SRD_COUNTER_DESC(stateless_replies),
-	SRD_COUNTER_DESC(rx_drop_unsolicited),
-	SRD_COUNTER_DESC(acks_piggybacked),
-	SRD_COUNTER_DESC(ack_reply_timeouts),
-	SRD_COUNTER_DESC(cc_drains),
-	SRD_COUNTER_DESC(cc_losses_without_queue),
-	SRD_COUNTER_DESC(rnr_probes),
-	SRD_COUNTER_DESC(restart_challenges),
-	SRD_COUNTER_DESC(retrans_bytes),
+	SRD_COUNTERS(SRD_COUNTER_DESC, SRD_LIST_COMMA)
 };
 
-SRD_STATIC_ASSERT(sizeof(srd_counter_descs) ==
-		  SRD_ENGINE_NUM_COUNTERS * sizeof(struct srd_counter_desc),
-		  "an entry per counter");
 SRD_STATIC_ASSERT(sizeof(struct srd_counters) ==
 		  SRD_ENGINE_NUM_COUNTERS * sizeof(uint64_t),
-		  "every counter is a uint64_t and has an entry");
+		  "every counter is a uint64_t");
 
 static void counters_add(struct srd_counters *sum, const struct srd_counters *c)
 {

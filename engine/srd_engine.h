@@ -381,61 +381,80 @@ int srd_config_validate(const struct srd_config *cfg);
 
 /* --- counters -------------------------------------------------------- */
 
+/*
+ * The engine's counters, X(name): each a uint64_t of struct srd_counters
+ * and an entry of srd_counter_descs under its name, in this order, so one
+ * edit adds a counter; docs/protocol.md ("Counters") says what each
+ * counts, and a host test fails until it does.  The kernel shows each as
+ * hw_counter "srd_" name (kernel/counters.c).  Where the name says less:
+ *   retransmits              DATA packets sent again
+ *   rto_expired              RTO expiries
+ *   fast_retransmits         losses found from SACK evidence
+ *   spurious_retransmits     retransmissions the receiver did not need
+ *                            (ACK DUP): window and path undone
+ *   duplicates               DATA already received
+ *   out_of_order             DATA with a PSN not largest + 1
+ *   cwnd_stalls              sends held back by the window
+ *   tx_window_stalls         ... by the in-flight packet table
+ *   path_switches            a path left ACTIVE (avoided)
+ *   path_recoveries          a probed path came back
+ *   peer_restarts            remote tag changes believed
+ *   peer_unreachable         retry budget exhausted
+ *   rx_drop_bad_hdr          malformed header or fields
+ *   rx_drop_stale_epoch      not naming our tag: stale or forged
+ *   rx_drop_out_of_window    message or PSN outside the windows
+ *   rdma_writes_in           RDMA write messages placed here
+ *   rdma_reads_in            RDMA read requests answered here
+ *   rdma_access_naks         RDMA messages refused REMOTE_ACCESS
+ *   resp_timeouts            RDMA reads whose response stalled
+ *   tail_probes              tail loss probes sent
+ *   rx_msg_timeouts          receives aborted: the sender stopped
+ *   stateless_replies        HELLOs sent for a remote with no peer
+ *   rx_drop_unsolicited      right tag, but no peer for it to act on
+ *   acks_piggybacked         ACKs carried by a DATA packet
+ *   ack_reply_timeouts       ACKs that waited for a reply in vain
+ *   cc_drains                drains a receiver asked for, made
+ *   cc_losses_without_queue  losses and first RTOs that left the window:
+ *                            no queue stood (cc.c)
+ *   rnr_probes               messages sent again to a receiver that was
+ *                            not ready (rnr.c)
+ *   restart_challenges       HELLOs challenging a claimed new remote tag
+ *   retrans_bytes            bytes (header and payload) of the DATA
+ *                            packets sent again (tx.c)
+ */
+#define SRD_COUNTERS(X, SEP)						\
+	X(tx_pkts) SEP() X(tx_bytes) SEP() X(rx_pkts) SEP() X(rx_bytes) SEP() \
+	X(tx_data_pkts) SEP() X(rx_data_pkts) SEP() X(retransmits) SEP()	\
+	X(rto_expired) SEP() X(fast_retransmits) SEP()			\
+	X(spurious_retransmits) SEP() X(duplicates) SEP()		\
+	X(out_of_order) SEP() X(acks_sent) SEP() X(acks_received) SEP()	\
+	X(naks_sent) SEP() X(naks_received) SEP() X(rnr_naks_sent) SEP()	\
+	X(rnr_naks_received) SEP() X(hellos_sent) SEP()			\
+	X(hellos_received) SEP() X(cwnd_stalls) SEP()			\
+	X(tx_window_stalls) SEP() X(path_switches) SEP()		\
+	X(path_recoveries) SEP() X(peer_restarts) SEP()			\
+	X(peer_unreachable) SEP() X(msgs_sent) SEP() X(msgs_failed) SEP()	\
+	X(msgs_delivered) SEP() X(rx_drop_bad_hdr) SEP()		\
+	X(rx_drop_stale_epoch) SEP() X(rx_drop_out_of_window) SEP()	\
+	X(alloc_failures) SEP() X(rdma_writes_in) SEP()			\
+	X(rdma_reads_in) SEP() X(rdma_access_naks) SEP()		\
+	X(resp_timeouts) SEP() X(tail_probes) SEP()			\
+	X(rx_msg_timeouts) SEP() X(stateless_replies) SEP()		\
+	X(rx_drop_unsolicited) SEP() X(acks_piggybacked) SEP()		\
+	X(ack_reply_timeouts) SEP() X(cc_drains) SEP()			\
+	X(cc_losses_without_queue) SEP() X(rnr_probes) SEP()		\
+	X(restart_challenges) SEP() X(retrans_bytes)
+
+#define SRD_COUNTER_FIELD(n)	uint64_t n
 struct srd_counters {
-	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
-	uint64_t tx_data_pkts, rx_data_pkts;
-	uint64_t retransmits;		/* DATA packets sent again */
-	uint64_t rto_expired;		/* RTO expiries */
-	uint64_t fast_retransmits;	/* losses found from SACK evidence */
-	uint64_t spurious_retransmits;	/* retransmissions the receiver did not
-					 * need (ACK DUP): window and path undone
-					 */
-	uint64_t duplicates;		/* DATA already received */
-	uint64_t out_of_order;		/* DATA with a PSN not largest + 1 */
-	uint64_t acks_sent, acks_received;
-	uint64_t naks_sent, naks_received;
-	uint64_t rnr_naks_sent, rnr_naks_received;
-	uint64_t hellos_sent, hellos_received;
-	uint64_t cwnd_stalls;		/* sends held back by the window */
-	uint64_t tx_window_stalls;	/* ... by the in-flight packet table */
-	uint64_t path_switches;		/* a path left ACTIVE (avoided) */
-	uint64_t path_recoveries;	/* a probed path came back */
-	uint64_t peer_restarts;		/* remote tag changes believed */
-	uint64_t peer_unreachable;	/* retry budget exhausted */
-	uint64_t msgs_sent, msgs_failed, msgs_delivered;
-	uint64_t rx_drop_bad_hdr;	/* malformed header or fields */
-	uint64_t rx_drop_stale_epoch;	/* not naming our tag: stale or forged */
-	uint64_t rx_drop_out_of_window;	/* msg or PSN outside the windows */
-	uint64_t alloc_failures;
-	uint64_t rdma_writes_in;	/* RDMA write messages placed here */
-	uint64_t rdma_reads_in;		/* RDMA read requests answered here */
-	uint64_t rdma_access_naks;	/* RDMA messages refused REMOTE_ACCESS */
-	uint64_t resp_timeouts;		/* RDMA reads whose response stalled */
-	uint64_t tail_probes;		/* tail loss probes sent */
-	uint64_t rx_msg_timeouts;	/* receives aborted: the sender stopped */
-	uint64_t stateless_replies;	/* HELLOs sent for a remote with no peer */
-	uint64_t rx_drop_unsolicited;	/* right tag, but no peer for it to act on */
-	uint64_t acks_piggybacked;	/* ACKs carried by a DATA packet */
-	uint64_t ack_reply_timeouts;	/* ACKs that waited for a reply in vain */
-	uint64_t cc_drains;		/* drains a receiver asked for, made */
-	/* Losses and first RTOs that left the window: no queue stood (cc.c). */
-	uint64_t cc_losses_without_queue;
-	/* Messages sent again to a receiver that was not ready (rnr.c). */
-	uint64_t rnr_probes;
-	/* HELLOs challenging a claimed new remote tag (peer.c). */
-	uint64_t restart_challenges;
-	/* Bytes (header and payload) of the DATA packets sent again (tx.c). */
-	uint64_t retrans_bytes;
+	SRD_COUNTERS(SRD_COUNTER_FIELD, SRD_LIST_SEMI);
 };
 
-/*
- * The counters by name, in the struct's order, for the OS's tables of
- * them (the kernel shows each as hw_counter "srd_" NAME).  A counter is a
- * field above, an entry of srd_counter_descs (engine/peer.c) and one more
- * here; the build fails until all three agree, and a host test until
- * docs/protocol.md names it.
- */
-#define SRD_ENGINE_NUM_COUNTERS	48
+#define SRD_COUNTER_ENUM(n)	SRD_CTR_##n
+enum {
+	SRD_COUNTERS(SRD_COUNTER_ENUM, SRD_LIST_COMMA),
+	SRD_ENGINE_NUM_COUNTERS		/* the counters by name, for the OS */
+};
 
 struct srd_counter_desc {
 	const char *name;
