@@ -28,6 +28,9 @@
 #                   BENCH_PARAMS='ack_reply_wait_us=0' to set rdma_srd's
 #                   module parameters in both guests, BENCH_PIN=0 to run
 #                   every program of both guests on their CPU 0
+#   make bench-fallback  libfabric's tcp provider and Open MPI over TCP
+#                   beside EFA software on softsrd (issue 48): make bench
+#                   --only fallback, with the MPI rows make bench leaves out
 #
 # Targets that need Debian packages install them first
 # (scripts/install-deps.sh); NODEPS=1 skips that (DKMS, packaging).
@@ -52,12 +55,12 @@ ESRC := $(notdir $(wildcard $(TOP)/engine/*.c $(TOP)/engine/*.h)) sources.mk
 VM_KERNEL := $(or $(KVER),6.1)
 
 .PHONY: all deps build modules provider efa-compat tools selftests man check check-debug demo vm-shell \
-	sparse lint install clean engine-test fuzz bench
+	sparse lint install clean engine-test fuzz bench bench-fallback
 
 ifneq ($(NODEPS),1)
 # Install packages first, then re-enter make so that the list of target
 # kernels is read after their headers are installed.
-all check check-debug demo vm-shell sparse lint install modules provider efa-compat tools selftests man engine-test fuzz bench: deps
+all check check-debug demo vm-shell sparse lint install modules provider efa-compat tools selftests man engine-test fuzz bench bench-fallback: deps
 	@$(MAKE) --no-print-directory NODEPS=1 $@
 deps:
 	@$(TOP)/scripts/install-deps.sh
@@ -160,6 +163,11 @@ BENCH_PIN ?=
 bench: all
 	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) $(if $(filter 1,$(BENCH_QUICK)),--quick) \
 		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') \
+		$(foreach p,$(BENCH_PARAMS),--param $(p)) \
+		$(if $(BENCH_PIN),--pin $(BENCH_PIN))
+
+bench-fallback: all
+	@$(TOP)/scripts/bench.sh --kernel $(VM_KERNEL) --only 'fallback' \
 		$(foreach p,$(BENCH_PARAMS),--param $(p)) \
 		$(if $(BENCH_PIN),--pin $(BENCH_PIN))
 

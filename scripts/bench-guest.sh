@@ -66,6 +66,8 @@ setup() {
 	pp ip addr add "$ip/24" dev "$IF"
 	pp ip link set "$IF" up
 	pp ip link set lo up
+	# Two names, for Open MPI's two nodes (mpi_rows).
+	pp hostname "bench-$role"
 	# bench.sh --param: module parameters, before srd0 takes them.
 	for p in ${SRD_PARAMS:-}; do
 		pp sh -c "echo '${p#*=}' >/sys/module/rdma_srd/parameters/${p%%=*}"
@@ -141,12 +143,16 @@ new_port() {
 
 # wanted ID GROUP: is the measurement ID of GROUP in this run (bench.sh
 # --only, $ONLY: shell patterns of ids or groups; empty: every one)?
+# The fallback group's libfabric rows are read against the fi group's,
+# in the same run: asking for fallback measures fi too.
 wanted() {
 	local pat
 	[ -n "${ONLY:-}" ] || return 0
 	for pat in $ONLY; do
 		# shellcheck disable=SC2053 # a pattern, on purpose
 		[[ $1 == $pat || $2 == $pat ]] && return 0
+		# shellcheck disable=SC2053 # a pattern, on purpose
+		[[ $2 == "fi" && fallback == $pat ]] && return 0
 	done
 	return 1
 }
@@ -532,6 +538,14 @@ efa_profile() {
 	wait_for "srd0's GID of $ip4" 20 gid_index srd0 "$(gid_of_ipv4 "$ip4")"
 }
 
+# efa_profile_once: both guests in the efa profile (efa_profile), once.
+EFA_PROFILE=0
+efa_profile_once() {
+	[ $EFA_PROFILE = 1 ] && return 0
+	both "$TOP/scripts/bench-guest.sh efa-profile $dir"
+	EFA_PROFILE=1
+}
+
 # fi_iters SIZE: fi_pingpong's iterations, about 2 s of round trips here.
 # Its clock includes the endpoints' first exchange (about 0.2 s under TCG,
 # a handshake of libfabric's), which this many round trips make small.
@@ -540,16 +554,86 @@ fi_iters() { by_size "$1" 50 2000 200 20; }
 # fi_rows: libfabric's fi_pingpong -e rdm over softsrd (efa profile), one
 # size at a time, shared memory off; its figures are an average one-way
 # latency (usec/xfer: half a round trip) and the MB/s that implies.
+# Beside each, the fallback users run where there is no EFA (issue 48):
+# the same fi_pingpong with libfabric's tcp provider on the same link
+# (-p tcp -e rdm: libfabric stacks ofi_rxm on tcp for FI_EP_RDM; what
+# fi_info says of it is kept as raw/fi-tcp.fi_info.txt).  The two
+# alternate size by size, so that both meet the same load.
 fi_rows() {
 	local s e=(env FI_EFA_ENABLE_SHM_TRANSFER=0)
-	wanted - "fi" || return 0
-	both "$TOP/scripts/bench-guest.sh efa-profile $dir"
+	wanted - "fi" || wanted - fallback || return 0
+	efa_profile_once
+	if wanted - fallback; then
+		fi_info -p tcp -t FI_EP_RDM -d "$IF" >"$raw/fi-tcp.fi_info.txt" 2>&1 || true
+	fi
 	for s in $SIZES; do
 		new_port
+		efa_counters "fi-rdm-$s" before
 		measure "fi-rdm-$s" "fi" srd-fi fi_pingpong lat "$s" 0 150 tcp $NPORT \
 			"${e[*]} $EFA_RUN fi_pingpong -p efa -e rdm -d srd0-rdm -B $NPORT -S $s -I $(fi_iters "$s")" -- \
 			"${e[@]}" "$EFA_RUN" fi_pingpong -p efa -e rdm -d srd0-rdm -P $NPORT -S "$s" \
 			-I "$(fi_iters "$s")" "$IP_SERVER"
+		efa_counters "fi-rdm-$s" after
+		new_port
+		measure "fi-tcp-$s" fallback tcp-rxm fi_pingpong lat "$s" 0 150 tcp $NPORT \
+			"fi_pingpong -p tcp -e rdm -d $IF -B $NPORT -S $s -I $(fi_iters "$s")" -- \
+			fi_pingpong -p tcp -e rdm -d "$IF" -P $NPORT -S "$s" -I "$(fi_iters "$s")" "$IP_SERVER"
+	done
+}
+
+# MPI_BENCH: the MPI program of mpi_rows; MPI_MAX, its largest size.
+MPI_BENCH=$TOP/build/selftests/srd_mpi_bench
+MPI_MAX=1048576
+
+# mpi_rows: Open MPI 4.1, as Debian ships it, running srd_mpi_bench
+# (ping-pong, allreduce, alltoall from 8 B to MPI_MAX) with 2 and 4
+# ranks, half in each guest: over libfabric's efa provider on softsrd
+# (pml cm, mtl ofi; srd0 in the efa profile, as fi_rows leaves it,
+# shared memory off) and over TCP (pml ob1, btl tcp,self), in turn.  The
+# guests have no ssh: mpirun starts its daemon in the server guest through
+# scripts/bench-mpi-agent.py, whose other end the server guest runs as the
+# row's server.  After fi_rows, which made srd0 anew.  Only when asked
+# for (bench.sh --only fallback, make bench-fallback): they take minutes,
+# which make bench's 15 have no room for; not in quick mode, where each
+# mpirun across the guests would take tens of seconds.
+mpi_rows() {
+	local np t h a any=0
+	[ -n "${ONLY:-}" ] || return 0
+	for np in 2 4; do
+		for t in efa tcp; do
+			! wanted "mpi-$t-np$np" fallback || any=1
+		done
+	done
+	[ $any = 1 ] || return 0
+	[ "$QUICK" = 1 ] || efa_profile_once
+	for np in 2 4; do
+		h=$((np / 2))
+		for t in efa tcp; do
+			a=(-np "$np" --host "$IP_CLIENT:$h,$IP_SERVER:$h"
+				--mca plm_rsh_agent "$TOP/scripts/bench-mpi-agent.py"
+				--mca routed direct --mca oob_tcp_if_include 10.77.0.0/24)
+			if [ "$t" = efa ]; then
+				a+=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include efa
+					--mca btl self -x LD_LIBRARY_PATH -x RDMAV_DRIVERS
+					-x FI_EFA_ENABLE_SHM_TRANSFER)
+			else
+				a+=(--mca pml ob1 --mca btl "tcp,self"
+					--mca btl_tcp_if_include 10.77.0.0/24)
+			fi
+			new_port
+			if [ "$QUICK" = 1 ]; then
+				skip_row "mpi-$t-np$np" fallback "mpi-$t" srd_mpi_bench mpi "$MPI_MAX" \
+					"quick mode: an mpirun across the guests takes tens of seconds"
+				continue
+			fi
+			[ "$t" != efa ] || efa_counters "mpi-$t-np$np" before
+			measure "mpi-$t-np$np" fallback "mpi-$t" srd_mpi_bench mpi "$MPI_MAX" 0 300 tcp $NPORT \
+				"python3 $TOP/scripts/bench-mpi-agent.py serve $IP_SERVER $NPORT" -- \
+				env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+				FI_EFA_ENABLE_SHM_TRANSFER=0 BENCH_MPI_PORT=$NPORT \
+				"$EFA_RUN" mpirun "${a[@]}" "$MPI_BENCH" "$MPI_MAX" 0.25
+			[ "$t" != efa ] || efa_counters "mpi-$t-np$np" after
+		done
 	done
 }
 
@@ -571,6 +655,22 @@ srd_counters() {
 	for f in "/sys/class/infiniband/$1/hw_counters/"*; do
 		echo "${f##*/} $(cat "$f")"
 	done
+}
+
+# efa_counters ID before|after: with the fallback rows, both guests' srd0
+# counters around row ID's efa run, as raw/ID.counters-WHEN (this guest's)
+# and raw/ID.server-counters-WHEN, and after it both guests' peers and
+# paths (debugfs: smoothed RTT, RTO, window) as raw/ID.paths and
+# raw/ID.server-paths: the retransmissions and timeouts behind a time.
+efa_counters() {
+	wanted "$1" "fi" || wanted "$1" fallback || return 0
+	# One line: the control channel's requests are lines.
+	local paths="{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; } && cat /sys/kernel/debug/rdma_srd/srd0/paths"
+	srd_counters srd0 >"$raw/$1.counters-$2"
+	ctl run "for f in /sys/class/infiniband/srd0/hw_counters/*; do echo \${f##*/} \$(cat \$f); done >$raw/$1.server-counters-$2"
+	[ "$2" = after ] || return 0
+	(eval "$paths") >"$raw/$1.paths" 2>&1 || true
+	ctl run "$paths >$raw/$1.server-paths 2>&1"
 }
 
 # both CMD: run the shell command CMD here and in the server guest at
@@ -688,6 +788,7 @@ run_client() {
 	fi
 	# Last: they take rxe0 away and make srd0 anew.
 	fi_rows
+	mpi_rows
 	ctl quit
 	echo "bench-guest: all measurements done"
 }

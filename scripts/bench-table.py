@@ -36,6 +36,11 @@ SPIN_ROWS = (("rxe-rc-spin", "rxe RC, busy-polling (perftest without -e)"),
 # EFA software on softsrd (bench-guest.sh efa_perftest_rows, fi_rows).
 EFA_PERFTEST = ("srd-efa", "softsrd SRD, perftest -c SRD on softsrd's libefa, busy-polling")
 FI_RDM = "fi-rdm"
+# The fallback users run where there is no EFA (issue 48): libfabric's
+# tcp provider (bench-guest.sh fi_rows) and Open MPI over TCP (mpi_rows).
+FI_TCP = "fi-tcp"
+MPI_OPS = ("pingpong", "allreduce", "alltoall")
+MPI_NPS = ("2", "4")
 # bench-incast.sh: senders into one receiver.
 INCAST_N = 4
 
@@ -195,6 +200,25 @@ def parse_fi_pingpong(client):
     return {}
 
 
+def parse_mpi_bench(client):
+    """srd_mpi_bench: "srd_mpi_bench: OP SIZE ITERS USEC" a line (USEC
+    per call, one-way for pingpong), and a last line saying whether the
+    results were checked.  Metrics "us OP SIZE" and "iters OP SIZE"."""
+    m = {}
+    for l in client.splitlines():
+        f = l.split()
+        if f[:1] != ["srd_mpi_bench:"]:
+            continue
+        if len(f) >= 5 and f[1] in MPI_OPS and num(f[4]) is not None:
+            m["us %s %s" % (f[1], f[2])] = num(f[4])
+            m["iters %s %s" % (f[1], f[2])] = num(f[3])
+            if len(f) > 5:
+                m["wrong"] = True
+        elif f[-2:] == ["results", "checked"]:
+            m["checked"] = True
+    return m
+
+
 def parse_mem(text):
     """bench-guest.sh mem_sampler_start: lines of the client guest's
     Slab, VmallocUsed and vmalloc'd + vmap'd area pages in kB, the
@@ -251,6 +275,8 @@ def parse_tool(rec, raw):
         return parse_srd_perf(client)
     if tool == "fi_pingpong":
         return parse_fi_pingpong(client)
+    if tool == "srd_mpi_bench":
+        return parse_mpi_bench(client)
     return {}
 
 
@@ -259,6 +285,10 @@ def primary(rec):
     m = rec["metrics"]
     if rec["tool"] == "fi_pingpong":
         return m.get("avg_us")
+    if rec["tool"] == "srd_mpi_bench":
+        # Every figure, and every result right.
+        n = sum(1 for k in m if k.startswith("us "))
+        return n if n and m.get("checked") and not m.get("wrong") else None
     return m.get("MBps") if rec["mode"] == "bw" else m.get("p50_us")
 
 
@@ -529,6 +559,8 @@ def table(dirname, recs, params, machine):
         cell(by.get("%s-%s" % (FI_RDM, s)), lambda m: fmt(m.get("MBps"))) for s in sizes))
     w("")
 
+    fallback_table(w, by, sizes)
+
     ls = RDMA_LAT_SIZE
     w("## SRD RDMA latency at %s, µs round trip: p50 / p99 / p99.9" % size_name(ls))
     w("")
@@ -622,6 +654,21 @@ def table(dirname, recs, params, machine):
                                  val("srd-efa-lat-" + s0, "avg_us"))))
     if "1" in losses and "0" in losses:
         w("| SRD goodput at 1 %% loss / loss-free | %s |" % ratio(val("loss-srd-1"), val("loss-srd-0")))
+    if s0:
+        w("| fi_pingpong -e rdm average: efa on softsrd / tcp at %s | %s |" % (
+            size_name(s0), ratio(val("%s-%s" % (FI_RDM, s0), "avg_us"),
+                                 val("%s-%s" % (FI_TCP, s0), "avg_us"))))
+    for s in ("65536", "1048576"):
+        if s in sizes:
+            w("| fi_pingpong -e rdm MB/s: efa on softsrd / tcp at %s | %s |" % (
+                size_name(s), ratio(val("%s-%s" % (FI_RDM, s)), val("%s-%s" % (FI_TCP, s)))))
+    for np_ in MPI_NPS:
+        worst, over = mpi_worst(by, np_)
+        if worst:
+            w("| MPI, %s ranks: largest efa / tcp time (%s at %s) | %.2f |" % (
+                np_, worst[1], size_name(worst[2]), worst[0]))
+            w("| MPI, %s ranks: (op, size)s where efa took longer than tcp | %s |" % (
+                np_, ", ".join("%s %s" % (op, size_name(sz)) for op, sz in over) or "none"))
     w("")
     scale_table(w, by, params, val)
     incast_table(w, by, params)
@@ -739,6 +786,89 @@ def counters_table(w, dirname, sizes):
             100.0 * d.get("srd_spurious_retransmits", 0) / n,
             d.get("srd_rto_expired", 0), d.get("srd_cwnd_stalls", 0)))
     w("")
+
+
+def mpi_sizes(by):
+    """The sizes srd_mpi_bench measured, in any row, smallest first."""
+    return sorted({k.split()[2] for r in by.values() if r["tool"] == "srd_mpi_bench"
+                   for k in r["metrics"] if k.startswith("us ")}, key=int)
+
+
+def mpi_worst(by, np_):
+    """The largest efa / tcp time ratio over MPI_OPS and sizes of NP_
+    ranks: (ratio, op, size, efa µs, tcp µs), and the (op, size) where
+    efa took longer; None when either run has no figures."""
+    e, t = by.get("mpi-efa-np" + np_), by.get("mpi-tcp-np" + np_)
+    if not e or not t or e["status"] != "ok" or t["status"] != "ok":
+        return None, []
+    worst, over = None, []
+    for op in MPI_OPS:
+        for s in mpi_sizes(by):
+            a, b = (r["metrics"].get("us %s %s" % (op, s)) for r in (e, t))
+            if a is None or not b:
+                continue
+            if worst is None or a / b > worst[0]:
+                worst = (a / b, op, s, a, b)
+            if a > b:
+                over.append((op, s))
+    return worst, over
+
+
+def fallback_table(w, by, sizes):
+    """Issue 48's fallback rows: fi_pingpong's tcp provider beside its
+    efa provider on softsrd, and Open MPI over mtl ofi + efa beside btl
+    tcp."""
+    w("## Against the fallback: libfabric's tcp provider, Open MPI over TCP")
+    w("")
+    w("What EFA users run where there is no EFA.  libfabric: the same "
+      "fi_pingpong -e rdm, one size per run, with the efa provider on softsrd "
+      "(the table above) and with -p tcp (libfabric stacks ofi_rxm on tcp for "
+      "FI_EP_RDM), in turn at each size, the same round trips; MB/s is "
+      "fi_pingpong's, a ping-pong's (one message in flight), not a streaming "
+      "bandwidth: Debian ships no fabtests.  Ratios efa / tcp: below 1 the "
+      "latency, above 1 the MB/s favour softsrd.")
+    w("")
+    w("| | " + " | ".join(size_name(s) for s in sizes) + " |")
+    w("|---|" + "---|" * len(sizes))
+    for name, key in (("one-way average, µs", "avg_us"), ("MB/s", "MBps")):
+        for t, pname in ((FI_RDM, "efa on softsrd"), (FI_TCP, "tcp;ofi_rxm")):
+            w("| %s, %s | %s |" % (name, pname, " | ".join(
+                cell(by.get("%s-%s" % (t, s)), lambda m, k=key: fmt(m.get(k))) for s in sizes)))
+        w("| %s, efa / tcp | %s |" % (name, " | ".join(
+            ratio(metric(by, "%s-%s" % (FI_RDM, s), key), metric(by, "%s-%s" % (FI_TCP, s), key))
+            for s in sizes)))
+    w("")
+    msizes = mpi_sizes(by)
+    w("Open MPI 4.1 (Debian's), srd_mpi_bench: ranks half in each guest; "
+      "efa: pml cm, mtl ofi, libfabric's efa provider on softsrd (shared "
+      "memory off, so ranks of one guest also talk over srd0); tcp: pml ob1, "
+      "btl tcp,self.  µs per call (ping-pong: one way, ranks i and i + N/2 in "
+      "pairs at once), the slowest rank's mean over about 0.25 s; cells "
+      "efa / tcp (ratio, below 1 favours softsrd).")
+    w("")
+    for np_ in MPI_NPS:
+        e, t = by.get("mpi-efa-np" + np_), by.get("mpi-tcp-np" + np_)
+        if not e and not t:
+            w("%s ranks: not run." % np_)
+            w("")
+            continue
+        w("%s ranks: efa %s, tcp %s." % (
+            np_, e["status"] if e else "not run", t["status"] if t else "not run"))
+        if not msizes:
+            w("")
+            continue
+        w("")
+        w("| Size | " + " | ".join(MPI_OPS) + " |")
+        w("|---|" + "---|" * len(MPI_OPS))
+        for s in msizes:
+            cells = []
+            for op in MPI_OPS:
+                k = "us %s %s" % (op, s)
+                a = e["metrics"].get(k) if e else None
+                b = t["metrics"].get(k) if t else None
+                cells.append("%s / %s (%s)" % (fmt(a), fmt(b), ratio(a, b)))
+            w("| %s | %s |" % (size_name(s), " | ".join(cells)))
+        w("")
 
 
 def scale_table(w, by, params, val):
@@ -901,6 +1031,20 @@ def target_rows(d):
                      None if j is None else j >= 0.95))
         ms = [worst_p99(x) for x in (srd, tcp)]
         row("incast: SRD p99 ≤ 0.5× TCP's", *[x and x / 1000 for x in ms], 0.5, " ms")
+    # Issue 48, item 2: against the fallback users pick.
+    row("fi_pingpong rdm 64 B: efa on softsrd ≤ 1.0× tcp",
+        val(FI_RDM + "-64", "avg_us"), val(FI_TCP + "-64", "avg_us"), 1.0, " µs")
+    for s in ("65536", "1048576"):
+        row("fi_pingpong rdm MB/s at %s: efa ≥ 1.0× tcp" % size_name(s),
+            val("%s-%s" % (FI_RDM, s)), val("%s-%s" % (FI_TCP, s)), 1.0, " MB/s", lo=True)
+    for np_ in MPI_NPS:
+        worst, over = mpi_worst(by, np_)
+        rows.append(("MPI %s ranks: efa time ≤ 1.0× tcp at every size (the worst)" % np_,
+                     worst and worst[0],
+                     "%s %s: %s / %s µs; %d of %d over" % (
+                         worst[1], size_name(worst[2]), fmt(worst[3]), fmt(worst[4]),
+                         len(over), len(MPI_OPS) * len(mpi_sizes(by))) if worst else "no figure",
+                     None if worst is None else worst[0] <= 1.0))
     ns = engine_ns(engine_best(read_text(os.path.join(d, "engine.txt")))[0])
     row("engine ≤ 0.5× the two copies", ns and ns[0], ns and ns[1] - ns[0], 0.5, " ns")
     return res["machine"], rows
@@ -948,6 +1092,8 @@ def expected_ids(params):
     for s in sizes:
         must += ["%s-bw-%s" % (EFA_PERFTEST[0], s), "%s-lat-%s" % (EFA_PERFTEST[0], s),
                  "%s-%s" % (FI_RDM, s)]
+    # The MPI rows run only when asked for (bench.sh --only fallback).
+    must += ["%s-%s" % (FI_TCP, s) for s in sizes]
     must += ["multipath-0", "multipath-1", "multipath-mix"]
     if params.get("INCAST_MBIT"):
         must += ["incast-%s-%d" % (p, i) for p in ("srd", "tcp") for i in range(1, INCAST_N + 1)]

@@ -29,8 +29,12 @@
 # --only takes the measurements whose id or group matches one of the
 # shell patterns (ids are the first column of index.tsv: 'srd-lat-*',
 # '*-lat-64', 'srd-write-lat-64'; groups: limit, perftest, srd, srd-rdma,
-# spin, scale, efa, loss, multipath, incast, fi), for work on a few rows: the others are
-# not measured, and the table says so.
+# spin, scale, efa, loss, multipath, incast, fi, fallback), for work on a
+# few rows: the others are not measured, and the table says so.  The
+# fallback group (issue 48: libfabric's tcp provider beside the fi rows'
+# efa on softsrd, which it brings along, and Open MPI over TCP beside
+# Open MPI over efa) is make bench-fallback; its MPI rows run only when
+# asked for by --only, since they take minutes.
 #
 # --param sets rdma_srd's module parameter NAME (a tunable of
 # man/rdma_srd.7) to VALUE in both guests before srd0 is made, for an A/B
