@@ -32,10 +32,13 @@ def serve(addr, port):
     lsock.listen(1)
     conn, peer = lsock.accept()
     lsock.close()
-    cmd = conn.makefile("r").readline().rstrip("\n")
+    with conn.makefile("r") as f:
+        cmd = f.readline().rstrip("\n")
     print("bench-mpi-agent: %s:%d runs: %s" % (peer[0], peer[1], cmd), flush=True)
     rc = subprocess.call(["bash", "-c", cmd], stdin=subprocess.DEVNULL,
                          stdout=conn.fileno(), stderr=conn.fileno())
+    # The end of the output, even if the command left a child holding it.
+    conn.shutdown(socket.SHUT_RDWR)
     conn.close()
     print("bench-mpi-agent: exit %d" % rc, flush=True)
     return rc

@@ -707,6 +707,74 @@ test_bench_table_keeps_a_perftest_row_with_nan() {
 	EOF
 }
 
+# The fallback rows (issue 48): srd_mpi_bench's lines become figures, a
+# row with a wrong result has none, and --targets takes efa / tcp from
+# fi_pingpong's two providers and the worst MPI size.
+t test_bench_table_fallback_rows
+test_bench_table_fallback_rows() {
+	python3 - "$TOP/scripts/bench-table.py" "$tmp/fb" <<-'EOF'
+	import importlib.util, json, os, sys
+	spec = importlib.util.spec_from_file_location("bt", sys.argv[1])
+	bt = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(bt)
+	def out(us):
+	    return "".join("srd_mpi_bench: %s %d 10 %.2f\n" % (op, s, us * s)
+	                   for s in (8, 32) for op in bt.MPI_OPS)
+	good = bt.parse_mpi_bench(out(2.0) + "srd_mpi_bench: 2 ranks, results checked\n")
+	print("# parsed: %s" % good)
+	assert good["us alltoall 32"] == 64.0 and good["iters pingpong 8"] == 10, good
+	rec = {"tool": "srd_mpi_bench", "metrics": good, "mode": "mpi"}
+	assert bt.primary(rec) == 6, bt.primary(rec)
+	bad = bt.parse_mpi_bench(out(2.0).replace("\n", " WRONG RESULT\n", 1) +
+	                         "srd_mpi_bench: 2 ranks, wrong results\n")
+	assert bt.primary({"tool": "srd_mpi_bench", "metrics": bad}) is None, bad
+	def rec(i, **m):
+	    return {"id": i, "status": "ok", "tool": "fi_pingpong", "metrics": m}
+	tcp = bt.parse_mpi_bench(out(1.0) + "srd_mpi_bench: 2 ranks, results checked\n")
+	efa = dict(good, **{"us pingpong 8": 32.0})
+	recs = [rec("fi-rdm-64", avg_us=300.0), rec("fi-tcp-64", avg_us=600.0),
+	        rec("fi-rdm-65536", MBps=20.0), rec("fi-tcp-65536", MBps=10.0),
+	        dict(rec("mpi-efa-np2"), tool="srd_mpi_bench", metrics=efa),
+	        dict(rec("mpi-tcp-np2"), tool="srd_mpi_bench", metrics=tcp)]
+	os.makedirs(sys.argv[2])
+	json.dump({"machine": {}, "params": {}, "records": recs},
+	          open(os.path.join(sys.argv[2], "results.json"), "w"))
+	rows = {r[0]: r for r in bt.target_rows(sys.argv[2])[1]}
+	for name, want in (("fi_pingpong rdm 64 B: efa on softsrd ≤ 1.0× tcp", (0.5, True)),
+	                   ("fi_pingpong rdm MB/s at 64 KiB: efa ≥ 1.0× tcp", (2.0, True)),
+	                   ("fi_pingpong rdm MB/s at 1 MiB: efa ≥ 1.0× tcp", (None, None)),
+	                   ("MPI 2 ranks: efa time ≤ 1.0× tcp at every size (the worst)", (4.0, False)),
+	                   ("MPI 4 ranks: efa time ≤ 1.0× tcp at every size (the worst)", (None, None))):
+	    print("# %s: %s" % (name, rows[name][1:]))
+	    assert (rows[name][1], rows[name][3]) == want, rows[name]
+	assert rows["MPI 2 ranks: efa time ≤ 1.0× tcp at every size (the worst)"][2] == \
+	    "pingpong 8 B: 32.0 / 8.0 µs; 6 of 6 over", rows
+	EOF
+}
+
+# bench-mpi-agent.py, both ends on this host: mpirun's side sends the
+# command, skipping ssh-style options, and prints its output; the other
+# side runs it once and exits with its status.
+t test_bench_mpi_agent_runs_a_command_at_the_other_end
+test_bench_mpi_agent_runs_a_command_at_the_other_end() {
+	local agent=$TOP/scripts/bench-mpi-agent.py port pid out rc
+	port=$((30000 + RANDOM % 20000))
+	timeout 20 "$agent" serve 127.0.0.1 $port >"$tmp/agent-serve" 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		# shellcheck disable=SC2016 # expanded at the other end
+		out=$(BENCH_MPI_PORT=$port "$agent" -x -T 127.0.0.1 'echo "on $((6 * 7))"; exit 3' 2>&1) &&
+			break
+		sleep 0.1
+	done
+	wait $pid
+	rc=$?
+	sed 's/^/# serve: /' "$tmp/agent-serve"
+	[ "$out" = "on 42" ] && [ $rc -eq 3 ] || { echo "# out '$out', serve rc $rc"; return 1; }
+	out=$("$agent" 127.0.0.1 true 2>&1) && return 1
+	[[ "$out" == *"BENCH_MPI_PORT is not set"* ]] || { echo "# $out"; return 1; }
+}
+
 t test_insn_profile_counts_a_guest_workload
 test_insn_profile_counts_a_guest_workload() {
 	local d=$tmp/profile-run n=20000 out calls
