@@ -560,12 +560,13 @@ fi_iters() { by_size "$1" 50 2000 200 20; }
 # fi_info says of it is kept as raw/fi-tcp.fi_info.txt).  The two
 # alternate size by size, so that both meet the same load.
 fi_rows() {
-	local s e=(env FI_EFA_ENABLE_SHM_TRANSFER=0)
-	wanted - "fi" || wanted - fallback || return 0
+	local s e=(env FI_EFA_ENABLE_SHM_TRANSFER=0) any=0
+	for s in $SIZES; do
+		{ wanted "fi-rdm-$s" "fi" || wanted "fi-tcp-$s" fallback; } && any=1
+	done
+	[ $any = 1 ] || return 0
 	efa_profile_once
-	if wanted - fallback; then
-		fi_info -p tcp -t FI_EP_RDM -d "$IF" >"$raw/fi-tcp.fi_info.txt" 2>&1 || true
-	fi
+	fi_info -p tcp -t FI_EP_RDM -d "$IF" >"$raw/fi-tcp.fi_info.txt" 2>&1 || true
 	for s in $SIZES; do
 		new_port
 		efa_counters "fi-rdm-$s" before
@@ -595,7 +596,9 @@ MPI_MAX=1048576
 # row's server.  After fi_rows, which made srd0 anew.  Only when asked
 # for (bench.sh --only fallback, make bench-fallback): they take minutes,
 # which make bench's 15 have no room for; not in quick mode, where each
-# mpirun across the guests would take tens of seconds.
+# mpirun across the guests would take tens of seconds.  10 minutes a row
+# at most: with 4 ranks over efa, one run of 2026-12-07 reached 512 KiB
+# in 5.
 mpi_rows() {
 	local np t h a any=0
 	[ -n "${ONLY:-}" ] || return 0
@@ -627,7 +630,7 @@ mpi_rows() {
 				continue
 			fi
 			[ "$t" != efa ] || efa_counters "mpi-$t-np$np" before
-			measure "mpi-$t-np$np" fallback "mpi-$t" srd_mpi_bench mpi "$MPI_MAX" 0 300 tcp $NPORT \
+			measure "mpi-$t-np$np" fallback "mpi-$t" srd_mpi_bench mpi "$MPI_MAX" 0 600 tcp $NPORT \
 				"python3 $TOP/scripts/bench-mpi-agent.py serve $IP_SERVER $NPORT" -- \
 				env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 				FI_EFA_ENABLE_SHM_TRANSFER=0 BENCH_MPI_PORT=$NPORT \
@@ -658,19 +661,21 @@ srd_counters() {
 }
 
 # efa_counters ID before|after: with the fallback rows, both guests' srd0
-# counters around row ID's efa run, as raw/ID.counters-WHEN (this guest's)
-# and raw/ID.server-counters-WHEN, and after it both guests' peers and
-# paths (debugfs: smoothed RTT, RTO, window) as raw/ID.paths and
-# raw/ID.server-paths: the retransmissions and timeouts behind a time.
+# counters around row ID's efa run, "NAME:VALUE" a line, as
+# raw/ID.counters-WHEN (this guest's) and raw/ID.server-counters-WHEN,
+# and after it both guests' peers and paths (debugfs: smoothed RTT, RTO,
+# window) as raw/ID.paths and raw/ID.server-paths: the retransmissions
+# and timeouts behind a time.  One grep a guest (a fork per counter took
+# a minute under load); not in quick mode.
 efa_counters() {
+	local cmd
+	[ "$QUICK" != 1 ] || return 0
 	wanted "$1" "fi" || wanted "$1" fallback || return 0
-	# One line: the control channel's requests are lines.
-	local paths="{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; } && cat /sys/kernel/debug/rdma_srd/srd0/paths"
-	srd_counters srd0 >"$raw/$1.counters-$2"
-	ctl run "for f in /sys/class/infiniband/srd0/hw_counters/*; do echo \${f##*/} \$(cat \$f); done >$raw/$1.server-counters-$2"
-	[ "$2" = after ] || return 0
-	(eval "$paths") >"$raw/$1.paths" 2>&1 || true
-	ctl run "$paths >$raw/$1.server-paths 2>&1"
+	cmd="cd /sys/class/infiniband/srd0/hw_counters && grep . srd_*"
+	[ "$2" = before ] ||
+		cmd+=" && { mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; } && cat /sys/kernel/debug/rdma_srd/srd0/paths >$raw/PATHS"
+	(eval "${cmd/PATHS/$1.paths}") >"$raw/$1.counters-$2" 2>&1 || true
+	ctl run "{ ${cmd/PATHS/$1.server-paths}; } >$raw/$1.server-counters-$2 2>&1"
 }
 
 # both CMD: run the shell command CMD here and in the server guest at
