@@ -24,64 +24,14 @@
  */
 #include "srd_internal.h"
 
+#define SRD_CONFIG_DEFAULT(name, def)	.name = (def),
+static const struct srd_config srd_config_defaults = {
+	SRD_CONFIG_FIELDS(SRD_CONFIG_DEFAULT)
+};
+
 void srd_config_default(struct srd_config *c)
 {
-	srd_memset(c, 0, sizeof(*c));
-	c->n_paths = 16;
-	c->seg_bytes = 4096;
-	c->max_msg_bytes = 1u << 20;
-	c->tx_window_pkts = 512;
-	c->msg_window = 64;
-	c->max_pending_msgs = 1024;
-	c->rto_init_us = 2000;
-	c->rto_min_us = 200;
-	c->rto_max_us = 250000;
-	c->rto_retries_max = 12;
-	c->rto_floor_max_us = 5000;
-	c->reorder_pkts = 64;
-	c->reorder_slack_us = 20;
-	/*
-	 * Every ACK is a packet through both hosts' stacks: between two
-	 * guests an ACK of every second packet took a third of the
-	 * receiver's packets, and every fourth brought bulk sends of 1 MiB
-	 * 10 % more (docs/performance.md).
-	 */
-	c->ack_every_pkts = 4;
-	c->ack_delay_us = 20;
-	c->ack_reply_wait_us = 500;
-	c->cwnd_init_pkts = 16;
-	/*
-	 * Three quarters of a packet: more senders than packets in flight at
-	 * a bottleneck (incast of large packets) need windows below one, or
-	 * their floors alone keep a queue that no drain can empty (the
-	 * simulator's incast_depth); at a half, eight flows that share a
-	 * short path finished 2 % later than with a floor of one
-	 * (incast_8_to_1, 2 of 10 seeds past its limit), at an eighth 25 %.
-	 */
-	c->cwnd_min_256ths = 192;
-	c->cwnd_max_pkts = 512;
-	/*
-	 * Above the noise of software paths (virtual machines, TCG, busy
-	 * hosts: hundreds of microseconds of jitter), or the window reads
-	 * that noise as a queue and sits at its floor.
-	 */
-	c->cc_target_queue_us = 2000;
-	c->cc_target_rtt_mult = 2;
-	c->cc_drain_interval_us = 1000000;
-	c->cc_fs_range_us = 2000;
-	c->cc_ai_pkts = 1;
-	c->cc_beta_pct = 80;
-	c->cc_max_mdf_pct = 50;
-	c->pacing_gain_pct = 125;
-	c->pacing_burst_pkts = 8;
-	c->path_fail_losses = 3;
-	c->path_avoid_us = 5000;
-	c->path_avoid_max_us = 1000000;
-	c->path_slow_pct = 300;
-	c->rnr_backoff_min_us = 100;
-	c->rnr_backoff_max_us = 100000;
-	c->hello_interval_us = 1000;
-	c->resp_timeout_us = 5000000;
+	*c = srd_config_defaults;
 }
 
 static bool pow2(uint32_t v)

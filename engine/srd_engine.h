@@ -321,53 +321,84 @@ struct srd_rdma_info {
 /* The longest interval between a receiver's drains: one minute. */
 #define SRD_CC_DRAIN_INTERVAL_MAX_US	60000000u
 
+/*
+ * The engine's configuration, X(name, default): each a uint32_t of
+ * struct srd_config in this order, set to its default by
+ * srd_config_default(), so one line adds a field; a rule it must keep
+ * goes into srd_config_check() (engine/peer.c), which names the field in
+ * its message.  The kernel's module parameters (kernel/tunables.c) set
+ * some of them, and docs/protocol.md gives each its meaning.
+ *
+ * Why some defaults are what they are:
+ * - ack_every_pkts 4: every ACK is a packet through both hosts' stacks;
+ *   between two guests an ACK of every second packet took a third of the
+ *   receiver's packets, and every fourth brought bulk sends of 1 MiB 10 %
+ *   more (docs/performance.md).
+ * - cwnd_min_256ths 192, three quarters of a packet: more senders than
+ *   packets in flight at a bottleneck (incast of large packets) need
+ *   windows below one, or their floors alone keep a queue that no drain
+ *   can empty (the simulator's incast_depth); at a half, eight flows that
+ *   share a short path finished 2 % later than with a floor of one
+ *   (incast_8_to_1, 2 of 10 seeds past its limit), at an eighth 25 %.
+ * - cc_target_queue_us 2000: above the noise of software paths (virtual
+ *   machines, TCG, busy hosts: hundreds of microseconds of jitter), or
+ *   the window reads that noise as a queue and sits at its floor.
+ */
+#define SRD_CONFIG_FIELDS(X)						\
+	X(n_paths, 16)		/* entropy values per peer, 1..SRD_MAX_PATHS */ \
+	X(seg_bytes, 4096)	/* payload bytes per DATA packet */	\
+	X(max_msg_bytes, 1u << 20) /* largest message sent or accepted */ \
+	X(tx_window_pkts, 512)	/* in-flight packet table, power of 2 */ \
+	/* messages in progress per direction, power of 2 */		\
+	X(msg_window, 64)						\
+	X(max_pending_msgs, 1024) /* posted, not yet started, per peer */ \
+									\
+	X(rto_init_us, 2000)	/* before the first RTT sample */	\
+	X(rto_min_us, 200)						\
+	X(rto_max_us, 250000)						\
+	/* RTO expiries in a row, no progress -> unreachable */	\
+	X(rto_retries_max, 12)						\
+	X(rto_floor_max_us, 5000) /* the adaptive floor grows up to this */ \
+	X(reorder_pkts, 64)	/* packet-threshold loss detection */	\
+	X(reorder_slack_us, 20)	/* added to the time threshold */	\
+									\
+	/* ACK at least every this many in-order packets */		\
+	X(ack_every_pkts, 4)						\
+	X(ack_delay_us, 20)	/* ... or this long after the first unacked one */ \
+	/* A reply's least wait for it (3 RTTs, up to 4x); 0: ACK at once. */ \
+	X(ack_reply_wait_us, 500)					\
+									\
+	X(cwnd_init_pkts, 16)						\
+	/* in 1/256 packets; below 256, pacing spaces the packets */	\
+	X(cwnd_min_256ths, 192)						\
+	X(cwnd_max_pkts, 512)						\
+	X(cc_target_queue_us, 2000) /* target delay = min RTT + this, */ \
+	X(cc_target_rtt_mult, 2) /* or + this many min RTTs if more */	\
+	X(cc_target_us, 0)	/* else this, for every peer; 0: off */	\
+	X(cc_fs_range_us, 2000)	/* + up to this for a small window */	\
+	/* senders drain this often; 0: never */			\
+	X(cc_drain_interval_us, 1000000)				\
+	X(cc_ai_pkts, 1)	/* additive increase per RTT */		\
+	X(cc_beta_pct, 80)	/* MD gain on delay above target */	\
+	X(cc_max_mdf_pct, 50)	/* largest multiplicative decrease */	\
+	X(pacing_gain_pct, 125)	/* pace at cwnd/srtt * gain; 0: no pacing */ \
+	X(pacing_burst_pkts, 8)	/* back to back at most, after a pause */ \
+									\
+	X(path_fail_losses, 3)	/* losses in a row that avoid a path */	\
+	X(path_avoid_us, 5000)	/* first avoidance, doubled each time */ \
+	X(path_avoid_max_us, 1000000)					\
+	/* paths with srtt above this % of min RTT skipped, others fine */ \
+	X(path_slow_pct, 300)						\
+									\
+	X(rnr_backoff_min_us, 100)					\
+	X(rnr_backoff_max_us, 100000)					\
+	X(hello_interval_us, 1000) /* least gap between unsolicited HELLOs */ \
+	/* RDMA read: no response progress -> fail */			\
+	X(resp_timeout_us, 5000000)
+
+#define SRD_CONFIG_MEMBER(name, def)	uint32_t name;
 struct srd_config {
-	uint32_t n_paths;		/* entropy values per peer, 1..SRD_MAX_PATHS */
-	uint32_t seg_bytes;		/* payload bytes per DATA packet */
-	uint32_t max_msg_bytes;		/* largest message sent or accepted */
-	uint32_t tx_window_pkts;	/* in-flight packet table, power of 2 */
-	uint32_t msg_window;		/* messages in progress per direction, power of 2 */
-	uint32_t max_pending_msgs;	/* posted, not yet started, per peer */
-
-	uint32_t rto_init_us;		/* before the first RTT sample */
-	uint32_t rto_min_us;
-	uint32_t rto_max_us;
-	uint32_t rto_retries_max;	/* RTO expiries in a row, no progress -> unreachable */
-	uint32_t rto_floor_max_us;	/* the adaptive floor grows up to this */
-	uint32_t reorder_pkts;		/* packet-threshold loss detection */
-	uint32_t reorder_slack_us;	/* added to the time threshold */
-
-	uint32_t ack_every_pkts;	/* ACK at least every this many in-order packets */
-	uint32_t ack_delay_us;		/* ... or this long after the first unacked one */
-	/* A reply's least wait for it (3 RTTs, up to 4x); 0: ACK at once. */
-	uint32_t ack_reply_wait_us;
-
-	uint32_t cwnd_init_pkts;
-	/* In 1/256 packets; below 256, pacing spaces the packets. */
-	uint32_t cwnd_min_256ths;
-	uint32_t cwnd_max_pkts;
-	uint32_t cc_target_queue_us;	/* target delay = min RTT + this, */
-	uint32_t cc_target_rtt_mult;	/* or + this many min RTTs if more */
-	uint32_t cc_target_us;		/* else this, for every peer; 0: off */
-	uint32_t cc_fs_range_us;	/* + up to this for a small window */
-	uint32_t cc_drain_interval_us;	/* senders drain this often; 0: never */
-	uint32_t cc_ai_pkts;		/* additive increase per RTT */
-	uint32_t cc_beta_pct;		/* MD gain on delay above target */
-	uint32_t cc_max_mdf_pct;	/* largest multiplicative decrease */
-	uint32_t pacing_gain_pct;	/* pace at cwnd/srtt * gain; 0: no pacing */
-	uint32_t pacing_burst_pkts;	/* back to back at most, after a pause */
-
-	uint32_t path_fail_losses;	/* losses in a row that avoid a path */
-	uint32_t path_avoid_us;		/* first avoidance, doubled each time */
-	uint32_t path_avoid_max_us;
-	uint32_t path_slow_pct;		/* paths with srtt above this % of min RTT
-					 * are skipped while others are fine
-					 */
-
-	uint32_t rnr_backoff_min_us;
-	uint32_t rnr_backoff_max_us;
-	uint32_t hello_interval_us;	/* least gap between unsolicited HELLOs */
-	uint32_t resp_timeout_us;	/* RDMA read: no response progress -> fail */
+	SRD_CONFIG_FIELDS(SRD_CONFIG_MEMBER)
 };
 
 void srd_config_default(struct srd_config *cfg);
