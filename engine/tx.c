@@ -408,10 +408,14 @@ bool srd_tx_send_data(struct srd_peer *peer, struct srd_tx_msg *m,
 	/*
 	 * A last segment that more DATA follows at once is ACKed with it
 	 * (ack_every_pkts, ack_delay_us): it asks only when the pump will
-	 * stop after it (docs/protocol.md, "Sender").
+	 * stop after it, and then only if fewer than ack_every_pkts are
+	 * unACKed with it: of that many, the receiver's count ACKs one, that
+	 * ACK reopens the window, and ack_delay_us bounds the wait of the
+	 * rest (docs/protocol.md, "Sender").
 	 */
 	ack_now = probe || (seg + 1 == m->nsegs &&
-			    (retx || !srd_tx_could_send(peer, w)));
+			    (retx || (peer->inflight + 1 < cfg->ack_every_pkts &&
+				      !srd_tx_could_send(peer, w))));
 	flags = (m->solicited ? SRD_WF_DATA_SOLICITED : 0) |
 		(m->has_imm ? SRD_WF_DATA_HAS_IMM : 0) |
 		(retx ? SRD_WF_DATA_RETRANSMIT : 0) |

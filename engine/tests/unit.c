@@ -4185,9 +4185,10 @@ static bool log_ack_now(struct pair *pr, struct qpkt *q, void *arg)
 
 /*
  * A message's last segment asks for an ACK at once only when no DATA
- * follows it: eight one-segment messages sent in one go make the ACKs of
- * every fourth packet, not eight immediate ones; a message alone, as in a
- * ping-pong, still asks; so does one that fills the window.
+ * follows it and fewer than ack_every_pkts (4) are unACKed with it:
+ * eight one-segment messages sent in one go make the ACKs of every
+ * fourth packet, and none asks; the last of three asks; a message alone,
+ * as in a ping-pong, asks; so does one that fills a window of two.
  */
 static void test_ack_now_ends_a_burst(void)
 {
@@ -4205,8 +4206,9 @@ static void test_ack_now_ends_a_burst(void)
 	acks = ectr(pr->n[1]->eng)->acks_sent - acks;
 	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 8, "8 sends OK: %d",
 	      pr->n[0]->sends_done[SRD_COMP_OK]);
-	CHECK(l.n == 8 && l.flagged == 1u << 7,
-	      "only the last of 8 asks: %d packets, asked %#x", l.n, l.flagged);
+	CHECK(l.n == 8 && l.flagged == 0,
+	      "none of 8 asks, the receiver's count ACKs: %d packets, asked %#x",
+	      l.n, l.flagged);
 	CHECK(acks == 2, "an ACK for the fourth and the eighth: %llu",
 	      (unsigned long long)acks);
 
@@ -4215,6 +4217,20 @@ static void test_ack_now_ends_a_burst(void)
 	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
 	CHECK(l.n == 1 && l.flagged == 1, "a message alone asks: %#x",
 	      l.flagged);
+
+	pair_free(pr);
+
+	/* Again queued until the peers meet. */
+	pr = pair_new(&c);
+	l = (struct ack_now_log){ .n = 0 };
+	for (i = 0; i < 3; i++)
+		CHECK(send_one(pr, 0, 512, 409 + i, 7) == 0, "post %d", i);
+	acks = ectr(pr->n[1]->eng)->acks_sent;
+	pair_run(pr, pr->now + 1000000, false, log_ack_now, &l);
+	acks = ectr(pr->n[1]->eng)->acks_sent - acks;
+	CHECK(l.n == 3 && l.flagged == 1u << 2,
+	      "the last of three asks: %d packets, asked %#x", l.n, l.flagged);
+	CHECK(acks == 1, "one ACK for three: %llu", (unsigned long long)acks);
 	pair_free(pr);
 
 	/*
