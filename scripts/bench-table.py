@@ -5,11 +5,14 @@
 # a record per measurement with the figures parsed from its raw output, and
 # table.md, which it also prints.
 #
-#   bench-table.py [--check] DIR
+#   bench-table.py [--check] [--doc] DIR
 #   bench-table.py --targets DIR...
 #
 # --check (bench.sh --quick): exit 1 when a row that should have a number
 # has none.  The figures themselves are never judged.
+#
+# --doc prints the table as docs/performance.md's "Current run" has it
+# (table.md is written whole either way).
 #
 # --targets: issue 17's targets in each run's results.json (written by the
 # first form), a column per run, and in how many runs each was met.
@@ -1106,6 +1109,20 @@ def expected_ids(params):
     return must, may
 
 
+def for_doc(t):
+    """docs/performance.md's "Current run": table.md without its title,
+    its headings a level down, and without the ratios of this run (the
+    page's targets carry the ratios that are judged, over several runs)."""
+    out, skip = ["## Current run"], False
+    for line in t.split("\n")[1:]:
+        if line.startswith("## "):
+            skip = line == "## Ratios (this run)"
+            line = "#" + line
+        if not skip:
+            out.append(line)
+    return "\n".join(out)
+
+
 def main():
     args = sys.argv[1:]
     if args[:1] == ["--targets"]:
@@ -1114,9 +1131,10 @@ def main():
         print(targets(args[1:]))
         return
     check = "--check" in args
-    args = [a for a in args if a != "--check"]
+    doc = "--doc" in args
+    args = [a for a in args if a not in ("--check", "--doc")]
     if len(args) != 1:
-        sys.exit("usage: bench-table.py [--check] DIR | --targets DIR...")
+        sys.exit("usage: bench-table.py [--check] [--doc] DIR | --targets DIR...")
     d = os.path.abspath(args[0])
     params = read_kv(os.path.join(d, "params"))
     machine = read_kv(os.path.join(d, "machine"))
@@ -1137,7 +1155,7 @@ def main():
     t = table(d, recs, params, machine)
     with open(os.path.join(d, "table.md"), "w") as f:
         f.write(t + "\n")
-    print(t)
+    print(for_doc(t) if doc else t)
     if check:
         by = {r["id"]: r for r in recs}
         must, _ = expected_ids(params)

@@ -707,6 +707,31 @@ test_bench_table_keeps_a_perftest_row_with_nan() {
 	EOF
 }
 
+# docs/performance.md is for its reader (issue 47, item 6): under 300
+# lines, and its "Current run" is what bench-table.py --doc makes of a
+# run: table.md a heading down, without the title or the ratios section.
+t test_performance_doc_short_and_regenerable
+test_performance_doc_short_and_regenerable() {
+	local n
+	n=$(wc -l <"$TOP/docs/performance.md")
+	echo "# docs/performance.md: $n lines"
+	[ "$n" -lt 300 ] || { echo "# over 300 lines: the history belongs in git"; return 1; }
+	python3 - "$TOP/scripts/bench-table.py" <<-'EOF'
+	import importlib.util, sys
+	spec = importlib.util.spec_from_file_location("bt", sys.argv[1])
+	bt = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(bt)
+	t = "\n".join(["# softsrd benchmark", "", "- Date: x", "", "## Bandwidth, MB/s",
+	               "", "| a |", "", "## Ratios (this run)", "", "| r |", "",
+	               "## Incast", "", "| i |"])
+	d = bt.for_doc(t).split("\n")
+	print("# --doc: %s" % d)
+	assert d[:3] == ["## Current run", "", "- Date: x"], d
+	assert "### Bandwidth, MB/s" in d and "### Incast" in d, d
+	assert not [l for l in d if "Ratios" in l or l == "| r |"], d
+	EOF
+}
+
 # The fallback rows (issue 48): srd_mpi_bench's lines become figures, a
 # row with a wrong result has none, and --targets takes efa / tcp from
 # fi_pingpong's two providers and the worst MPI size.
