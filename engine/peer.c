@@ -282,30 +282,30 @@ void srd_peer_destroy(struct srd_peer *peer)
 
 /* --- remote tags and restarts ----------------------------------------- */
 
-bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch)
+bool srd_peer_tag_retired(const struct srd_peer *peer, uint32_t tag)
 {
 	uint32_t i;
 
-	for (i = 0; i < SRD_RETIRED_EPOCHS; i++)
-		if (peer->retired[i] == epoch)
+	for (i = 0; i < SRD_RETIRED_TAGS; i++)
+		if (peer->retired[i] == tag)
 			return true;
 	return false;
 }
 
-void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
+void srd_peer_learn_tag(struct srd_peer *peer, uint32_t tag)
 {
 	if (peer->state == SRD_PEER_ESTABLISHED) {
-		if (epoch == peer->remote_epoch)
+		if (tag == peer->remote_tag)
 			return;
 		/*
 		 * The remote restarted: nothing of its old incarnation
 		 * survives, in either direction.
 		 */
 		peer->ctr.peer_restarts++;
-		SRD_TRACE(peer, SRD_EV_RESTART, 0, 0, 0, 0, 0, epoch,
-			  peer->remote_epoch);
-		peer->retired[peer->retired_next++ % SRD_RETIRED_EPOCHS] =
-			peer->remote_epoch;
+		SRD_TRACE(peer, SRD_EV_RESTART, 0, 0, 0, 0, 0, tag,
+			  peer->remote_tag);
+		peer->retired[peer->retired_next++ % SRD_RETIRED_TAGS] =
+			peer->remote_tag;
 		srd_tx_fail_all(peer, SRD_COMP_PEER_RESTARTED, false);
 		srd_tx_reset_packets(peer);
 		peer->snd_una = peer->eng->ops->random_u32(peer->eng->os);
@@ -313,7 +313,7 @@ void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch)
 		srd_rx_reset(peer);
 		srd_cc_init(&peer->cc, &peer->eng->cfg);
 	}
-	peer->remote_epoch = epoch;
+	peer->remote_tag = tag;
 	peer->state = SRD_PEER_ESTABLISHED;
 	peer->hello_due_us = SRD_NO_DEADLINE;
 	peer->hello_tries = 0;
@@ -331,7 +331,7 @@ void srd_trace_emit(struct srd_peer *peer, enum srd_event_type type,
 	peer->eng->ops->event(peer->eng->os, peer->os, &ev);
 }
 
-void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch,
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_tag,
 			 uint32_t challenge, uint32_t echo)
 {
 	uint8_t hdr[SRD_HDR_MAX_BYTES];
@@ -339,8 +339,8 @@ void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch,
 	uint32_t hlen;
 
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->local_tag;
-	p.dst_epoch = dst_epoch;
+	p.src_tag = peer->local_tag;
+	p.dst_tag = dst_tag;
 	p.challenge = challenge;
 	p.echo = echo;
 	hlen = srd_wire_put_hello(hdr, &p);
@@ -414,7 +414,7 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
 			active++;
 	out->state = peer->state;
 	out->local_tag = peer->local_tag;
-	out->remote_tag = peer->remote_epoch;
+	out->remote_tag = peer->remote_tag;
 	out->cwnd_pkts_x256 = peer->cc.cwnd;
 	out->srtt_us = peer->rtt.srtt_us;
 	out->rto_us = srd_rto_backed_off(&peer->rtt, &peer->eng->cfg,

@@ -78,7 +78,7 @@ static void send_ack(struct srd_peer *peer, uint64_t now_us, uint32_t copies)
 	if (!peer->rcv.valid || peer->state != SRD_PEER_ESTABLISHED)
 		return;
 	flags = ack_flags(peer, now_us, &dup_psn);
-	hlen = srd_wire_put_ack_win(hdr, peer->local_tag, peer->remote_epoch,
+	hlen = srd_wire_put_ack_win(hdr, peer->local_tag, peer->remote_tag,
 				    flags, &peer->rcv, ack_delay(peer, now_us),
 				    dup_psn);
 	while (copies--) {
@@ -190,8 +190,8 @@ void srd_rx_send_nak(struct srd_peer *peer, uint32_t psn, uint32_t msg_id,
 	uint32_t hlen;
 
 	srd_memset(&p, 0, sizeof(p));
-	p.src_epoch = peer->local_tag;
-	p.dst_epoch = peer->remote_epoch;
+	p.src_tag = peer->local_tag;
+	p.dst_tag = peer->remote_tag;
 	p.psn = psn;
 	p.msg_id = msg_id;
 	p.attempt = attempt;
@@ -316,10 +316,10 @@ static uint32_t claim_challenge(const struct srd_peer *peer,
 				const struct srd_pkt *p, uint64_t now_us)
 {
 	if (peer->state != SRD_PEER_ESTABLISHED ||
-	    p->src_epoch == peer->remote_epoch ||
-	    srd_peer_epoch_retired(peer, p->src_epoch))
+	    p->src_tag == peer->remote_tag ||
+	    srd_peer_tag_retired(peer, p->src_tag))
 		return 0;
-	return srd_peer_challenge(peer, p->src_epoch, now_us);
+	return srd_peer_challenge(peer, p->src_tag, now_us);
 }
 
 /*
@@ -338,8 +338,8 @@ static uint32_t claim_challenge(const struct srd_peer *peer,
 static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
 			    uint64_t now_us)
 {
-	if (p->dst_epoch) {
-		peer->ctr.rx_drop_stale_epoch++;
+	if (p->dst_tag) {
+		peer->ctr.rx_drop_stale_tag++;
 		if (peer->unsolicited_hello_sent &&
 		    now_us - peer->last_unsolicited_hello_us <
 		    peer->eng->cfg.hello_interval_us)
@@ -349,8 +349,8 @@ static void answer_untagged(struct srd_peer *peer, const struct srd_pkt *p,
 	} else {
 		peer->ctr.hellos_received++;
 	}
-	srd_peer_send_hello(peer, p->src_epoch, claim_challenge(peer, p, now_us),
-			    p->dst_epoch);
+	srd_peer_send_hello(peer, p->src_tag, claim_challenge(peer, p, now_us),
+			    p->dst_tag);
 }
 
 /*
@@ -365,8 +365,8 @@ static bool claim_proven(const struct srd_peer *peer, const struct srd_pkt *p,
 			 uint64_t now_us)
 {
 	return p->opcode == SRD_WOP_HELLO &&
-	       (p->echo == peer->remote_epoch ||
-		srd_peer_challenge_ok(peer, p->src_epoch, p->echo, now_us));
+	       (p->echo == peer->remote_tag ||
+		srd_peer_challenge_ok(peer, p->src_tag, p->echo, now_us));
 }
 
 /*
@@ -379,14 +379,14 @@ static bool claim_proven(const struct srd_peer *peer, const struct srd_pkt *p,
 static void challenge_claim(struct srd_peer *peer, const struct srd_pkt *p,
 			    uint64_t now_us)
 {
-	peer->ctr.rx_drop_stale_epoch++;
+	peer->ctr.rx_drop_stale_tag++;
 	if (peer->challenge_sent &&
 	    now_us - peer->last_challenge_us < peer->eng->cfg.hello_interval_us)
 		return;
 	peer->challenge_sent = true;
 	peer->last_challenge_us = now_us;
-	srd_peer_send_hello(peer, p->src_epoch,
-			    srd_peer_challenge(peer, p->src_epoch, now_us),
+	srd_peer_send_hello(peer, p->src_tag,
+			    srd_peer_challenge(peer, p->src_tag, now_us),
 			    p->challenge);
 }
 
@@ -405,7 +405,7 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 		goto out;
 	}
 	p.os_pkt = pkt;
-	if (p.dst_epoch != peer->local_tag) {
+	if (p.dst_tag != peer->local_tag) {
 		answer_untagged(peer, &p, now_us);
 		goto out;
 	}
@@ -417,9 +417,9 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 	 * and only a tag replaced is retired.
 	 */
 	if (peer->state != SRD_PEER_ESTABLISHED ||
-	    p.src_epoch != peer->remote_epoch) {
-		if (srd_peer_epoch_retired(peer, p.src_epoch)) {
-			peer->ctr.rx_drop_stale_epoch++;
+	    p.src_tag != peer->remote_tag) {
+		if (srd_peer_tag_retired(peer, p.src_tag)) {
+			peer->ctr.rx_drop_stale_tag++;
 			goto out;
 		}
 		if (peer->state == SRD_PEER_ESTABLISHED &&
@@ -427,7 +427,7 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 			challenge_claim(peer, &p, now_us);
 			goto out;
 		}
-		srd_peer_learn_epoch(peer, p.src_epoch);
+		srd_peer_learn_tag(peer, p.src_tag);
 	}
 	peer->last_active_us = now_us;
 
@@ -454,7 +454,7 @@ void srd_peer_on_packet_head(struct srd_peer *peer, const uint8_t *head,
 		peer->ctr.hellos_received++;
 		/* The remote asks us to prove our address: echo. */
 		if (p.challenge)
-			srd_peer_send_hello(peer, p.src_epoch, 0, p.challenge);
+			srd_peer_send_hello(peer, p.src_tag, 0, p.challenge);
 		srd_tx_pump(peer, now_us);
 		break;
 	}

@@ -432,7 +432,7 @@ int srd_config_validate(const struct srd_config *cfg);
  *   peer_restarts            remote tag changes believed
  *   peer_unreachable         retry budget exhausted
  *   rx_drop_bad_hdr          malformed header or fields
- *   rx_drop_stale_epoch      not naming our tag: stale or forged
+ *   rx_drop_stale_tag      not naming our tag: stale or forged
  *   rx_drop_out_of_window    message or PSN outside the windows
  *   rdma_writes_in           RDMA write messages placed here
  *   rdma_reads_in            RDMA read requests answered here
@@ -466,7 +466,7 @@ int srd_config_validate(const struct srd_config *cfg);
 	X(path_recoveries) SEP() X(peer_restarts) SEP()			\
 	X(peer_unreachable) SEP() X(msgs_sent) SEP() X(msgs_failed) SEP()	\
 	X(msgs_delivered) SEP() X(rx_drop_bad_hdr) SEP()		\
-	X(rx_drop_stale_epoch) SEP() X(rx_drop_out_of_window) SEP()	\
+	X(rx_drop_stale_tag) SEP() X(rx_drop_out_of_window) SEP()	\
 	X(alloc_failures) SEP() X(rdma_writes_in) SEP()			\
 	X(rdma_reads_in) SEP() X(rdma_access_naks) SEP()		\
 	X(resp_timeouts) SEP() X(tail_probes) SEP()			\

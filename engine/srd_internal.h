@@ -64,7 +64,7 @@ static inline void srd_bit_set(uint8_t *map, uint32_t i)
 /* In groups, in this order: srd_wire_parse() zeroes those a packet lacks. */
 struct srd_pkt {
 	uint8_t opcode, flags, hdr_len;	/* hdr_len in 4-byte words */
-	uint32_t src_epoch, dst_epoch;	/* the wire's src_tag, dst_tag */
+	uint32_t src_tag, dst_tag;	/* the wire's src_tag, dst_tag */
 	uint32_t challenge, echo;	/* HELLO; 0 in every other opcode */
 	/* Received: the OS's packet, where rx_data finds the payload. */
 	const void *os_pkt;
@@ -564,7 +564,7 @@ struct srd_retx {
 	bool timeout;			/* declared lost by the RTO */
 };
 
-#define SRD_RETIRED_EPOCHS	4
+#define SRD_RETIRED_TAGS	4
 /* A restart challenge's lifetime: this, and up to as long again (tag.c). */
 #define SRD_CHALLENGE_PERIOD_US	(1ull << 26)
 /* Replies to remotes with no peer: a burst, then one per gap (tag.c). */
@@ -592,10 +592,10 @@ struct srd_peer {
 	enum srd_peer_state state;
 	struct srd_counters ctr;
 
-	/* tags (the wire's src_tag and dst_tag; the code says epoch) */
+	/* tags (the wire's src_tag and dst_tag) */
 	uint32_t local_tag;		/* ours for this remote: srd_engine_tag() */
-	uint32_t remote_epoch;		/* its tag for us, valid when ESTABLISHED */
-	uint32_t retired[SRD_RETIRED_EPOCHS];
+	uint32_t remote_tag;		/* its tag for us, valid when ESTABLISHED */
+	uint32_t retired[SRD_RETIRED_TAGS];
 	uint32_t retired_next;
 	uint64_t hello_due_us;		/* PROBING with work: next HELLO */
 	uint32_t hello_tries;
@@ -762,10 +762,10 @@ uint64_t srd_siphash24(const uint8_t key[16], const uint8_t *m, size_t len);
 void srd_tag_init(struct srd_engine *eng);
 
 /* peer.c */
-void srd_peer_learn_epoch(struct srd_peer *peer, uint32_t epoch);
-bool srd_peer_epoch_retired(const struct srd_peer *peer, uint32_t epoch);
-/* A HELLO naming @dst_epoch, carrying @challenge and @echo (or 0s). */
-void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_epoch,
+void srd_peer_learn_tag(struct srd_peer *peer, uint32_t tag);
+bool srd_peer_tag_retired(const struct srd_peer *peer, uint32_t tag);
+/* A HELLO naming @dst_tag, carrying @challenge and @echo (or 0s). */
+void srd_peer_send_hello(struct srd_peer *peer, uint32_t dst_tag,
 			 uint32_t challenge, uint32_t echo);
 /* The challenge to a claim of a new remote tag, and its check (tag.c). */
 uint32_t srd_peer_challenge(const struct srd_peer *peer, uint32_t claimed,

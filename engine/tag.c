@@ -165,7 +165,7 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 	 * Its sender has heard from us at its address: the packet goes to
 	 * the new peer, which counts it.
 	 */
-	if (err == SRD_PARSE_OK && p.dst_epoch == tag &&
+	if (err == SRD_PARSE_OK && p.dst_tag == tag &&
 	    (p.opcode == SRD_WOP_DATA || p.opcode == SRD_WOP_WRITE ||
 	     p.opcode == SRD_WOP_READ_REQ))
 		return SRD_STRAY_ACCEPT;
@@ -175,7 +175,7 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 		eng->ctr.rx_drop_bad_hdr++;
 		return SRD_STRAY_DROP;
 	}
-	if (p.dst_epoch == tag && !(p.opcode == SRD_WOP_HELLO && p.challenge)) {
+	if (p.dst_tag == tag && !(p.opcode == SRD_WOP_HELLO && p.challenge)) {
 		/*
 		 * From a sender that heard from us, but nothing of ours for
 		 * an ACK, NAK, HELLO or READ response to act on.
@@ -183,24 +183,24 @@ enum srd_stray_verdict srd_engine_on_stray(struct srd_engine *eng,
 		eng->ctr.rx_drop_unsolicited++;
 		return SRD_STRAY_DROP;
 	}
-	if (p.dst_epoch == tag)		/* it asks us to prove our address */
+	if (p.dst_tag == tag)		/* it asks us to prove our address */
 		eng->ctr.hellos_received++;
-	else if (p.dst_epoch)
-		eng->ctr.rx_drop_stale_epoch++;
+	else if (p.dst_tag)
+		eng->ctr.rx_drop_stale_tag++;
 	else
 		eng->ctr.hellos_received++;
 	/* Tell the address who we are, from the hash alone. */
 	if (!stray_budget(eng))
 		return SRD_STRAY_DROP;
 	srd_memset(&h, 0, sizeof(h));
-	h.src_epoch = tag;
-	h.dst_epoch = p.src_epoch;
+	h.src_tag = tag;
+	h.dst_tag = p.src_tag;
 	/*
 	 * Echo the tag the packet named (an older incarnation's: its sender
 	 * then knows we live at the address it sent to), or, to a HELLO that
 	 * named ours, its challenge.
 	 */
-	h.echo = p.dst_epoch == tag ? p.challenge : p.dst_epoch;
+	h.echo = p.dst_tag == tag ? p.challenge : p.dst_tag;
 	*reply_len = srd_wire_put_hello(reply, &h);
 	eng->ctr.hellos_sent++;
 	eng->ctr.stateless_replies++;

@@ -186,8 +186,8 @@ static uint32_t put_first(uint8_t *b, uint8_t op, uint8_t flags,
 static uint32_t put_common(uint8_t *b, const struct srd_pkt *p, uint8_t op,
 			   uint32_t hdr_bytes)
 {
-	return put_first(b, op, p->flags, hdr_bytes, p->src_epoch,
-			 p->dst_epoch);
+	return put_first(b, op, p->flags, hdr_bytes, p->src_tag,
+			 p->dst_tag);
 }
 
 static void put_data_fields(uint8_t *b, const struct srd_pkt *p)
@@ -288,7 +288,7 @@ uint32_t srd_wire_put_msg(uint8_t *b, const struct srd_peer *peer,
 		break;
 	}
 	return put_first(b, op, flags, hdr_bytes, peer->local_tag,
-			 peer->remote_epoch);
+			 peer->remote_tag);
 }
 
 uint32_t srd_wire_put_ack(uint8_t *b, const struct srd_pkt *p)
@@ -446,11 +446,11 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 	if (len < hdr)
 		return SRD_PARSE_SHORT;
 	p->hdr_len = (uint8_t)(hdr / 4);
-	p->src_epoch = srd_get_be32(b + OFF_SRC_TAG);
-	p->dst_epoch = srd_get_be32(b + OFF_DST_TAG);
+	p->src_tag = srd_get_be32(b + OFF_SRC_TAG);
+	p->dst_tag = srd_get_be32(b + OFF_DST_TAG);
 	p->challenge = 0;
 	p->echo = 0;
-	if (p->src_epoch == 0)
+	if (p->src_tag == 0)
 		return SRD_PARSE_FIELD;
 
 	/* Every opcode here: the switch above let no other through. */
@@ -472,7 +472,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->attempt = b[OFF_ATTEMPT];
 		p->path = b[OFF_PATH];
 		p->payload_len = (uint32_t)(len - hdr);
-		if (p->dst_epoch == 0 || (p->dst_qpn | p->src_qpn) >> 24 ||
+		if (p->dst_tag == 0 || (p->dst_qpn | p->src_qpn) >> 24 ||
 		    p->seg_bytes < SRD_MIN_SEG_BYTES ||
 		    p->msg_len > SRD_MAX_MSG_BYTES ||
 		    p->offset % p->seg_bytes ||
@@ -509,7 +509,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->ack_delay_us = srd_get_be32(b + OFF_ACK_DELAY);
 		srd_memcpy(p->sack, b + OFF_SACK, sizeof(p->sack));
 		p->dup_psn = srd_get_be32(b + OFF_DUP_PSN);
-		if (p->dst_epoch == 0)
+		if (p->dst_tag == 0)
 			return SRD_PARSE_FIELD;
 		break;
 	case SRD_WOP_NAK:
@@ -518,7 +518,7 @@ int srd_wire_parse(const uint8_t *b, size_t len, struct srd_pkt *p)
 		p->msg_id = srd_get_be32(b + OFF_NAK_MSG_ID);
 		p->attempt = b[OFF_NAK_ATTEMPT];
 		p->nak_reason = b[OFF_NAK_REASON];
-		if (p->dst_epoch == 0 || p->nak_reason < SRD_NAK_RNR ||
+		if (p->dst_tag == 0 || p->nak_reason < SRD_NAK_RNR ||
 		    p->nak_reason > SRD_NAK_REMOTE_ACCESS)
 			return SRD_PARSE_FIELD;
 		break;

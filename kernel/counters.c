@@ -5,6 +5,7 @@
  * docs/protocol.md what the SRD engine's (srd_*) count.
  */
 
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
 #include <linux/stringify.h>
@@ -48,6 +49,20 @@ static const char *const srd_efa_names[SRD_EFA_NUM_COUNTERS] = {
 	[SRD_EFA_UNRESPONSIVE_REMOTE_EVENTS] = "unresponsive_remote_events",
 };
 
+/*
+ * Counters renamed, under their 0.1 names too until softsrd 0.3: the
+ * device's alone, after the verbs' failures (a port's netlink reply has
+ * no room for more), each the value of the engine counter at @offset.
+ * docs/architecture.md ("Counters") lists them.
+ */
+static const struct {
+	const char *name;
+	size_t offset;
+} srd_old_names[] = {
+	{ "srd_rx_drop_stale_epoch",
+	  offsetof(struct srd_counters, rx_drop_stale_tag) },
+};
+
 /* The device's counters of packets that reached it and were dropped. */
 static const enum srd_counter srd_dev_rx_drops[] = {
 	SRD_CNT_RX_DROP_BAD_HDR, SRD_CNT_RX_DROP_NO_QP,
@@ -60,7 +75,8 @@ static const enum srd_counter srd_dev_rx_drops[] = {
  * The order shown: the device's counters up to the verbs' failures, the
  * engine's, EFA's sums; that much for a port (EFA's port counters among
  * them), and for the device the verbs' failures after it (EFA's device
- * counters, which EFA too shows for the device alone).  Netlink's reply
+ * counters, which EFA too shows for the device alone), then the old
+ * names of renamed counters.  Netlink's reply
  * to "rdma statistic show link DEV/1" holds a port's in one message of
  * about a page, which a few more counters would overflow.
  */
@@ -70,7 +86,8 @@ static const enum srd_counter srd_dev_rx_drops[] = {
 #define SRD_EFA_BASE		(SRD_ENGINE_BASE + SRD_ENGINE_NUM_COUNTERS)
 #define SRD_PORT_COUNTERS	(SRD_EFA_BASE + SRD_EFA_NUM_COUNTERS)
 #define SRD_VERB_ERR_BASE	SRD_PORT_COUNTERS
-#define SRD_ALL_COUNTERS	(SRD_VERB_ERR_BASE + SRD_NUM_VERB_ERRS)
+#define SRD_OLD_NAMES_BASE	(SRD_VERB_ERR_BASE + SRD_NUM_VERB_ERRS)
+#define SRD_ALL_COUNTERS	(SRD_OLD_NAMES_BASE + ARRAY_SIZE(srd_old_names))
 static_assert(SRD_NUM_COUNTERS - SRD_CNT_MMAP_ERR == 1,
 	      "the verbs' failures are counters.h's last");
 
@@ -151,7 +168,7 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	/* Dropped by the device or by the SRD engine's checks. */
 	v = &stats->value[SRD_EFA_BASE];
-	v[SRD_EFA_RX_DROPS] = ec.rx_drop_bad_hdr + ec.rx_drop_stale_epoch +
+	v[SRD_EFA_RX_DROPS] = ec.rx_drop_bad_hdr + ec.rx_drop_stale_tag +
 			      ec.rx_drop_out_of_window + ec.rx_drop_unsolicited;
 	for (d = 0; d < ARRAY_SIZE(srd_dev_rx_drops); d++)
 		v[SRD_EFA_RX_DROPS] += stats->value[srd_dev_rx_drops[d]];
@@ -164,6 +181,9 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < SRD_NUM_VERB_ERRS; i++)
 		stats->value[SRD_VERB_ERR_BASE + i] =
 			atomic64_read(&sdev->counters[SRD_FIRST_VERB_ERR + i]);
+	for (i = 0; i < ARRAY_SIZE(srd_old_names); i++)
+		stats->value[SRD_OLD_NAMES_BASE + i] =
+			*(const u64 *)((const u8 *)&ec + srd_old_names[i].offset);
 	return SRD_ALL_COUNTERS;
 }
 
@@ -222,4 +242,6 @@ void srd_counters_init(void)
 	}
 	for (i = 0; i < SRD_EFA_NUM_COUNTERS; i++)
 		SRD_SET_NAME(SRD_EFA_BASE + i, srd_efa_names[i]);
+	for (i = 0; i < ARRAY_SIZE(srd_old_names); i++)
+		SRD_SET_NAME(SRD_OLD_NAMES_BASE + i, srd_old_names[i].name);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A peer that restarts (its srd device deleted and made again, so with a
-# new epoch) in the middle of SRD traffic: the sender's process carries
+# new tag) in the middle of SRD traffic: the sender's process carries
 # on, each of its sends completes once, successfully or with a remote
 # error (no such QP, remote abort, peer restarted, peer unreachable), and
 # nothing arrives corrupt or twice; the sender sees the restart
@@ -103,7 +103,7 @@ echo "ok: the sender's error completions had vendor_err $vendors"
 traffic_ab -s 64,65536 -n 20 -q 2
 perf_clean "a to the restarted b" "$PAIR_CLIENT_OUT" 2 80 0
 
-# The restart while idle: a's first packets name b's old epoch; the new b
+# The restart while idle: a's first packets name b's old tag; the new b
 # drops them and introduces itself, and a fails the messages it had in
 # flight to the old incarnation (vendor_err 19), at most a window of them
 # (2 QPs, 16 deep); the rest go through.

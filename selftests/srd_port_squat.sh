@@ -144,12 +144,12 @@ echo "b's tag for a after b was re-made: $new"
 [ "$new" != "$old" ] || fail "b's re-made device kept its tag for a ($old)"
 echo "ok: the re-made device renewed its tag ($old -> $new)"
 # A packet from a's address naming the old tag, with a fresh src_tag.
-st=$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) rs=$(hw_counter "$DEV_B" srd_peer_restarts)
+st=$(hw_counter "$DEV_B" srd_rx_drop_stale_tag) rs=$(hw_counter "$DEV_B" srd_peer_restarts)
 echo "+ ip netns exec $NS_A srd_forge.py --src $IP4_A $IP4_B slide 20 $old"
 out=$(ip netns exec "$NS_A" "$PY" "$forge" --src "$IP4_A" --port "$port" "$IP4_B" slide 20 "$old" 2>&1)
 echo "$out"
 [[ "$out" == *"RESULT mode=slide ok=1"* ]] || fail "srd_forge slide failed"
-expect_grew "packets naming the old tag" "$DEV_B" srd_rx_drop_stale_epoch "$st"
+expect_grew "packets naming the old tag" "$DEV_B" srd_rx_drop_stale_tag "$st"
 expect_eq "b's peer restarts after them" "$rs" "$(hw_counter "$DEV_B" srd_peer_restarts)"
 traffic ba
 

@@ -8,7 +8,7 @@
 #     no error completion; b counted the HELLOs;
 #  2. a third host m learns b's tag for m's own address (a HELLO), then the
 #     unprivileged user on a sends 4 DATA from a's address with that tag and
-#     msg_base 2^30 ahead: b refuses them (srd_rx_drop_stale_epoch), and
+#     msg_base 2^30 ahead: b refuses them (srd_rx_drop_stale_tag), and
 #     the traffic that follows is delivered in full, nothing reported
 #     successful that b did not receive;
 #  3. m sends a HELLO and a DATA from each of 1100 IPv6 addresses of its
@@ -59,7 +59,7 @@ traffic "first contact" -s 4096 -n 200
 
 # 1. Forged HELLOs from a's address, by an unprivileged user, under load.
 r_a=$(hw_counter "$DEV_A" srd_peer_restarts) r_b=$(hw_counter "$DEV_B" srd_peer_restarts)
-h_b=$(hw_counter "$DEV_B" srd_hellos_received) s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch)
+h_b=$(hw_counter "$DEV_B" srd_hellos_received) s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_tag)
 echo "+ (unprivileged, in $NS_A) srd_forge.py --src $IP4_A $IP4_B hello-flood 200 8 &"
 bg_start ip netns exec "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" \
 	"$IP4_B" hello-flood 200 8
@@ -69,19 +69,24 @@ wait "$flood" || fail "the HELLO flood failed"
 expect_eq "b's peer restarts" "$r_b" "$(hw_counter "$DEV_B" srd_peer_restarts)"
 expect_eq "a's peer restarts" "$r_a" "$(hw_counter "$DEV_A" srd_peer_restarts)"
 hellos=$(($(hw_counter "$DEV_B" srd_hellos_received) - h_b))
-stale=$(($(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) - s_b))
+stale=$(($(hw_counter "$DEV_B" srd_rx_drop_stale_tag) - s_b))
 [ "$hellos" -ge 100 ] && [ "$stale" -ge 100 ] ||
 	fail "b counted $hellos HELLOs and $stale stale packets, expected >= 100 of each"
 echo "ok: b took 100 forged restart claims ($hellos HELLOs) and refused 100 wrong tags ($stale), no restart"
+# softsrd 0.1's name of the counter reads the same, on the device only.
+expect_eq "srd_rx_drop_stale_epoch (0.1's name)" "$(hw_counter "$DEV_B" srd_rx_drop_stale_tag)" \
+	"$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch)"
+[ ! -e "/sys/class/infiniband/$DEV_B/ports/1/hw_counters/srd_rx_drop_stale_epoch" ] ||
+	fail "the old name is shown for the port too"
 
 # 2. m learns b's tag for m; a's unprivileged user slides with it.
 forge "$NS_M" "$PY" "$forge" --src $IP4_M "$IP4_B" hello
 tag=$(sed -n 's/.*RESULT.* remote_epoch=\(0x[0-9a-f]*\).*/\1/p' <<<"$FORGE_OUT")
 [ -n "$tag" ] || fail "no tag learned from b"
-s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_epoch) d_b=$(hw_counter "$DEV_B" srd_msgs_delivered)
+s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_tag) d_b=$(hw_counter "$DEV_B" srd_msgs_delivered)
 forge "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" "$IP4_B" slide 4 "$tag"
 wait_for "b refused the 4 forged DATA" 10 bash -c \
-	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/srd_rx_drop_stale_epoch) -ge $((s_b + 4)) ]"
+	"[ \$(cat /sys/class/infiniband/$DEV_B/hw_counters/srd_rx_drop_stale_tag) -ge $((s_b + 4)) ]"
 traffic "traffic after the forged slide" -s 4096 -n 500
 [ "$PERF_MSGS" -eq 500 ] || fail "expected 500 messages, saw $PERF_MSGS"
 got=$(($(hw_counter "$DEV_B" srd_msgs_delivered) - d_b))

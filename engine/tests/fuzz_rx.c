@@ -2,11 +2,11 @@
 /*
  * softsrd engine: libFuzzer target on the receive path.
  *
- * One engine, one peer, established with a known remote epoch.  The
+ * One engine, one peer, established with a known remote tag.  The
  * input is a script of records [op][len_hi][len_lo][bytes...]:
  *   0  a raw datagram from the peer
- *   1  a DATA packet built from the bytes, with the right epochs (so the
- *      fuzzer reaches reassembly without guessing 64 bits of epoch)
+ *   1  a DATA packet built from the bytes, with the right tags (so the
+ *      fuzzer reaches reassembly without guessing 64 bits of tags)
  *   2  time passes (bytes give the microseconds), timers fire
  *   3  a send is posted (bytes give the length)
  *   4  a local QP is flushed
@@ -34,8 +34,8 @@
 
 #include "../srd_internal.h"
 
-#define REMOTE_EPOCH	0xa0a0a0a0u
-#define LOCAL_EPOCH	0x5eed5eedu
+#define REMOTE_TAG	0xa0a0a0a0u
+#define LOCAL_TAG	0x5eed5eedu
 #define MAX_SENDS	64
 
 /* This OS's objects (engine/srd_engine.h). */
@@ -68,7 +68,7 @@ static uint64_t f_now(void *os)
 static uint32_t f_rand(void *os)
 {
 	(void)os;
-	return LOCAL_EPOCH;
+	return LOCAL_TAG;
 }
 
 static void *f_alloc(void *os, size_t n)
@@ -195,7 +195,7 @@ static void forged(struct fz *f, struct srd_peer *peer, const uint8_t *b,
 {
 	uint8_t pkt[2048];
 	uint32_t dst, base = peer->rx_msg_base, restarts = peer->ctr.peer_restarts;
-	uint32_t remote = peer->remote_epoch, una = peer->snd_una;
+	uint32_t remote = peer->remote_tag, una = peer->snd_una;
 	int done = f->done, begun = f->rx_begun, open = f->rx_open;
 
 	if (n < 12 || n > sizeof(pkt))
@@ -217,7 +217,7 @@ static void forged(struct fz *f, struct srd_peer *peer, const uint8_t *b,
 	srd_put_be32(pkt + 8, dst);
 	srd_peer_on_packet(peer, pkt, n);
 	if (f->done != done || f->rx_begun != begun || f->rx_open != open ||
-	    peer->ctr.peer_restarts != restarts || peer->remote_epoch != remote ||
+	    peer->ctr.peer_restarts != restarts || peer->remote_tag != remote ||
 	    peer->rx_msg_base != base || peer->snd_una != una)
 		abort();
 }
@@ -271,7 +271,7 @@ static void stray(struct fz *f, struct srd_engine *eng, const uint8_t *b,
 		abort();	/* no state for a remote with no peer */
 	if (v == SRD_STRAY_ACCEPT &&
 	    (srd_wire_parse(b, n, &p) != SRD_PARSE_OK ||
-	     p.dst_epoch != srd_engine_tag(eng, "stray", 5)))
+	     p.dst_tag != srd_engine_tag(eng, "stray", 5)))
 		abort();
 	if (v == SRD_STRAY_REPLY &&
 	    (srd_wire_parse(reply, rlen, &p) != SRD_PARSE_OK || p.opcode != SRD_WOP_HELLO))
@@ -294,8 +294,8 @@ static void built_data(struct srd_peer *peer, const uint8_t *b, size_t n)
 	uint32_t h, plen;
 
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = REMOTE_EPOCH;
-	p.dst_epoch = peer->local_tag;
+	p.src_tag = REMOTE_TAG;
+	p.dst_tag = peer->local_tag;
 	p.psn = get32(b, n, 0);
 	p.msg_id = get32(b, n, 4) & 0x1ff;
 	p.msg_base = p.msg_id - (get32(b, n, 8) & 0x7f);
@@ -365,8 +365,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	eng = srd_engine_create(&cfg, &f_ops, &f);
 	peer = srd_peer_create(eng, &f, "peer", 4);
 	memset(&hp, 0, sizeof(hp));
-	hp.src_epoch = REMOTE_EPOCH;
-	hp.dst_epoch = peer->local_tag;
+	hp.src_tag = REMOTE_TAG;
+	hp.dst_tag = peer->local_tag;
 	srd_peer_on_packet(peer, hello, srd_wire_put_hello(hello, &hp));
 
 	while (pos + 3 <= size) {

@@ -641,16 +641,16 @@ static void forge(struct sim *s, int src, int dst)
 	if (!nd->eng)
 		return;
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = (uint32_t)splitmix(&s->rng) | 1;
+	p.src_tag = (uint32_t)splitmix(&s->rng) | 1;
 	switch (rnd_below(&s->rng, 3)) {
 	case 0:
-		p.dst_epoch = srd_engine_tag(nd->eng, "forger", 6);
+		p.dst_tag = srd_engine_tag(nd->eng, "forger", 6);
 		break;
 	case 1:
-		p.dst_epoch = (uint32_t)splitmix(&s->rng) | 1;
+		p.dst_tag = (uint32_t)splitmix(&s->rng) | 1;
 		break;
 	default:
-		p.dst_epoch = op == SRD_WOP_HELLO ? 0 : 1;
+		p.dst_tag = op == SRD_WOP_HELLO ? 0 : 1;
 		break;
 	}
 	p.psn = (uint32_t)splitmix(&s->rng);
@@ -2031,7 +2031,7 @@ void sim_run(const struct sim_params *p, struct sim_result *r)
 		r->peer_restarts += nd->ctr_sum.peer_restarts;
 		r->path_switches += nd->ctr_sum.path_switches;
 		r->path_recoveries += nd->ctr_sum.path_recoveries;
-		r->stale_drops += nd->ctr_sum.rx_drop_stale_epoch;
+		r->stale_drops += nd->ctr_sum.rx_drop_stale_tag;
 		r->acks_piggybacked += nd->ctr_sum.acks_piggybacked;
 		r->ack_reply_timeouts += nd->ctr_sum.ack_reply_timeouts;
 		r->rdma_writes_in += nd->ctr_sum.rdma_writes_in;

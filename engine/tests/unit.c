@@ -799,8 +799,8 @@ static void test_wire_ack_encoder_agrees(void)
 		na = srd_wire_put_ack_win(a, 0xaabbccdd, 0x11223344, flags, &w,
 					  i * 1000003u, dup);
 		memset(&p, 0, sizeof(p));
-		p.src_epoch = 0xaabbccdd;
-		p.dst_epoch = 0x11223344;
+		p.src_tag = 0xaabbccdd;
+		p.dst_tag = 0x11223344;
 		p.flags = flags;
 		p.ack_psn = w.largest;
 		p.ack_delay_us = i * 1000003u;
@@ -898,8 +898,8 @@ static void test_wire_roundtrip_and_rejects(void)
 	uint32_t n;
 
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = 0xaabbccdd;
-	p.dst_epoch = 0x11223344;
+	p.src_tag = 0xaabbccdd;
+	p.dst_tag = 0x11223344;
 	p.psn = 0xfffffffe;
 	p.msg_id = 9;
 	p.msg_base = 7;
@@ -922,7 +922,7 @@ static void test_wire_roundtrip_and_rejects(void)
 	      q.dst_qpn == 0xabcdef && q.qkey == p.qkey && q.imm_data == p.imm_data &&
 	      q.msg_len == 3000 && q.offset == 2048 && q.seg_bytes == 1024 &&
 	      q.attempt == 3 && q.path == 63 && q.payload_len == 952 &&
-	      q.src_epoch == p.src_epoch && q.dst_epoch == p.dst_epoch, "fields");
+	      q.src_tag == p.src_tag && q.dst_tag == p.dst_tag, "fields");
 	CHECK(srd_wire_parse(b, n + 951, &q) == SRD_PARSE_FIELD, "payload length must match");
 	b[0] = 1;	/* version 1 had public epochs: never accepted */
 	CHECK(srd_wire_parse(b, n + 952, &q) == SRD_PARSE_VERSION, "version");
@@ -941,8 +941,8 @@ static void test_wire_roundtrip_and_rejects(void)
 	CHECK(srd_wire_parse(b, 40, &q) == SRD_PARSE_SHORT, "truncated header");
 
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = 5;
-	p.dst_epoch = 6;
+	p.src_tag = 5;
+	p.dst_tag = 6;
 	p.ack_psn = 77;
 	p.ack_delay_us = 12;
 	p.sack[0] = 0x81;
@@ -962,22 +962,22 @@ static void test_wire_roundtrip_and_rejects(void)
 	      q.msg_id == 4 && q.attempt == 1, "nak roundtrip");
 	b[21] = 9;
 	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "unknown nak reason");
-	p.dst_epoch = 0;
+	p.dst_tag = 0;
 	p.challenge = 0xc4a11e9e;
 	p.echo = 0xec40ec40;
 	n = srd_wire_put_hello(b, &p);
-	CHECK(n == 20 && srd_wire_parse(b, n, &q) == 0 && q.dst_epoch == 0 &&
+	CHECK(n == 20 && srd_wire_parse(b, n, &q) == 0 && q.dst_tag == 0 &&
 	      q.challenge == 0xc4a11e9e && q.echo == 0xec40ec40 &&
 	      b[12] == 0xc4 && b[19] == 0x40, "hello, its challenge and echo");
 	CHECK(srd_wire_parse(b, 12, &q) == SRD_PARSE_SHORT, "a hello cut to 12 bytes");
 	p.challenge = p.echo = 0;
-	p.dst_epoch = 6;
+	p.dst_tag = 6;
 	n = srd_wire_put_nak(b, &p);
 	CHECK(srd_wire_parse(b, n, &q) == 0 && !q.challenge && !q.echo,
 	      "no challenge or echo but in a hello");
-	p.dst_epoch = 0;
+	p.dst_tag = 0;
 	n = srd_wire_put_ack(b, &p);
-	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "ack needs dst_epoch");
+	CHECK(srd_wire_parse(b, n, &q) == SRD_PARSE_FIELD, "ack needs dst_tag");
 }
 
 /*
@@ -997,7 +997,7 @@ static void test_wire_msg_encoder_agrees(void)
 	uint32_t i, na, nb;
 
 	peer.local_tag = 0xaabbccdd;
-	peer.remote_epoch = 0x11223344;
+	peer.remote_tag = 0x11223344;
 	peer.msg_base = 0xfffffff0;
 	for (i = 0; i < 2 * sizeof(kinds) / sizeof(*kinds); i++) {
 		memset(&m, 0, sizeof(m));
@@ -1024,8 +1024,8 @@ static void test_wire_msg_encoder_agrees(void)
 				      SRD_WF_DATA_ACK_NOW, 63);
 
 		memset(&p, 0, sizeof(p));
-		p.src_epoch = peer.local_tag;
-		p.dst_epoch = peer.remote_epoch;
+		p.src_tag = peer.local_tag;
+		p.dst_tag = peer.remote_tag;
 		p.psn = 0x80000000;
 		p.msg_id = m.msg_id;
 		p.msg_base = peer.msg_base;
@@ -2510,13 +2510,13 @@ static void test_retry_budget_unreachable(void)
 	pair_free(pr);
 }
 
-static void test_epoch_mismatch_and_restart(void)
+static void test_tag_mismatch_and_restart(void)
 {
 	struct srd_config c = small_cfg();
 	struct pair *pr = pair_new(&c);
 	struct node *a = pr->n[0], *b = pr->n[1];
 	struct qpkt old_from_a, old_from_b;
-	uint32_t old_b_epoch;
+	uint32_t old_b_tag;
 	uint64_t stale;
 	int i;
 
@@ -2542,25 +2542,25 @@ static void test_epoch_mismatch_and_restart(void)
 	CHECK(old_from_a.len && old_from_b.len, "captured");
 	/* b restarts with the packets still in the network: a's send to b
 	 * is in flight. */
-	old_b_epoch = b->peer->local_tag;
+	old_b_tag = b->peer->local_tag;
 	q_drop(pr, 0);
 	while (pr->qlen)
 		q_drop(pr, 0);
 	node_stop(pr, 1);
 	node_start(pr, 1, &c);
-	CHECK(b->peer->local_tag != old_b_epoch, "new tag");
+	CHECK(b->peer->local_tag != old_b_tag, "new tag");
 	/* The old packet from a reaches the new b: dropped, b says hello. */
-	stale = ectr(b->eng)->rx_drop_stale_epoch;
+	stale = ectr(b->eng)->rx_drop_stale_tag;
 	srd_peer_on_packet(b->peer, old_from_a.data, old_from_a.len);
-	CHECK(ectr(b->eng)->rx_drop_stale_epoch == stale + 1 && b->nrx == 0,
+	CHECK(ectr(b->eng)->rx_drop_stale_tag == stale + 1 && b->nrx == 0,
 	      "stale data for the old incarnation dropped");
 	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
 	CHECK(ectr(a->eng)->peer_restarts == 1, "a saw the restart");
 	CHECK(a->sends_done[SRD_COMP_PEER_RESTARTED] == 1, "in-flight send failed PEER_RESTARTED");
-	/* The old packet from the old b reaches a: its epoch is retired. */
-	stale = ectr(a->eng)->rx_drop_stale_epoch;
+	/* The old packet from the old b reaches a: its tag is retired. */
+	stale = ectr(a->eng)->rx_drop_stale_tag;
 	srd_peer_on_packet(a->peer, old_from_b.data, old_from_b.len);
-	CHECK(ectr(a->eng)->rx_drop_stale_epoch == stale + 1 && a->nrx == 1,
+	CHECK(ectr(a->eng)->rx_drop_stale_tag == stale + 1 && a->nrx == 1,
 	      "stale data from the old incarnation dropped (nrx %d)", a->nrx);
 	/* New traffic flows both ways. */
 	send_one(pr, 0, 3000, 5, 7);
@@ -2697,11 +2697,11 @@ static void test_forged_hello_no_restart(void)
 		send_one(pr, 0, 3000, 10 + i, 7);
 	for (i = 0; i < 200; i++) {
 		memset(&p, 0, sizeof(p));
-		p.src_epoch = 0x1000 + i * 7919;
+		p.src_tag = 0x1000 + i * 7919;
 		n = srd_wire_put_hello(h, &p);
 		inject(pr, 1, h, n);
 		/* ... and with a guessed dst_tag, as a DATA-less restart */
-		p.dst_epoch = 0x5a5a0000 + i;
+		p.dst_tag = 0x5a5a0000 + i;
 		n = srd_wire_put_hello(h, &p);
 		inject(pr, 1, h, n);
 	}
@@ -2738,14 +2738,14 @@ static void test_poc_one_guess_partition(void)
 	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
 	CHECK(a->sends_done[SRD_COMP_OK] == 1 && b->sends_done[SRD_COMP_OK] == 1,
 	      "established both ways");
-	real_a_tag = b->peer->remote_epoch;
+	real_a_tag = b->peer->remote_tag;
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = 0x5eed1234;
-	p.dst_epoch = b->peer->local_tag;
+	p.src_tag = 0x5eed1234;
+	p.dst_tag = b->peer->local_tag;
 	n = srd_wire_put_hello(h, &p);
 	inject(pr, 1, h, n);
-	CHECK(b->peer->remote_epoch == real_a_tag,
-	      "b still knows a's tag: %#x, was %#x", b->peer->remote_epoch,
+	CHECK(b->peer->remote_tag == real_a_tag,
+	      "b still knows a's tag: %#x, was %#x", b->peer->remote_tag,
 	      real_a_tag);
 	for (i = 0; i < 5; i++) {
 		send_one(pr, 0, 3000, 10 + i, 7);
@@ -2787,16 +2787,16 @@ static void test_restart_claims_bounded(void)
 
 	send_one(pr, 0, 100, 1, 7);
 	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
-	real_a_tag = b->peer->remote_epoch;
+	real_a_tag = b->peer->remote_tag;
 	nrx0 = b->nrx;
 	chal0 = ectr(b->eng)->restart_challenges;
 	t0 = pr->now;
 	for (i = 0; i < 1000; i++) {
 		memset(&p, 0, sizeof(p));
-		p.src_epoch = 0x10000 + i * 7919;
-		p.dst_epoch = b->peer->local_tag;
+		p.src_tag = 0x10000 + i * 7919;
+		p.dst_tag = b->peer->local_tag;
 		/* ... echoing the challenge of another claimed tag */
-		p.echo = srd_peer_challenge(b->peer, p.src_epoch + 1, pr->now);
+		p.echo = srd_peer_challenge(b->peer, p.src_tag + 1, pr->now);
 		n = srd_wire_put_hello(h, &p);
 		inject(pr, 1, h, n);
 		p.seg_bytes = 1024;
@@ -2810,7 +2810,7 @@ static void test_restart_claims_bounded(void)
 		inject(pr, 1, h, n + 100);
 		pr->now += 10;		/* 10 ms of claims in all */
 	}
-	CHECK(b->peer->remote_epoch == real_a_tag && b->nrx == nrx0 &&
+	CHECK(b->peer->remote_tag == real_a_tag && b->nrx == nrx0 &&
 	      ectr(b->eng)->peer_restarts == 0, "no claim believed");
 	CHECK(ectr(b->eng)->restart_challenges - chal0 <=
 	      (pr->now - t0) / c.hello_interval_us + 1,
@@ -2903,8 +2903,8 @@ static void test_forged_slide_never_acks_undelivered(void)
 	pair_run(pr, 1000000, false, no_drop, NULL);
 	CHECK(a->sends_done[SRD_COMP_OK] == 1 && b->nrx == 1, "established");
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = a->peer->local_tag;
-	p.dst_epoch = b->peer->local_tag;
+	p.src_tag = a->peer->local_tag;
+	p.dst_tag = b->peer->local_tag;
 	p.psn = 12345;
 	p.msg_id = p.msg_base = a->peer->msg_next + (1u << 30);
 	p.dst_qpn = 77;
@@ -2945,12 +2945,12 @@ static void test_stray_stateless(void)
 	      tag == srd_engine_tag(eng, "mallory", 7), "tags per address, stable");
 	CHECK(srd_engine_tag(pr->n[0]->eng, "mallory", 7) != tag, "tags per engine");
 	memset(&p, 0, sizeof(p));
-	p.src_epoch = 0xabcd;
+	p.src_tag = 0xabcd;
 	n = srd_wire_put_hello(b, &p);
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_REPLY &&
 	      srd_wire_parse(r, rlen, &q) == 0 && q.opcode == SRD_WOP_HELLO &&
-	      q.src_epoch == tag && q.dst_epoch == 0xabcd, "HELLO answered with the tag");
-	p.dst_epoch = tag;
+	      q.src_tag == tag && q.dst_tag == 0xabcd, "HELLO answered with the tag");
+	p.dst_tag = tag;
 	n = srd_wire_put_hello(b, &p);
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_DROP,
 	      "a tagged HELLO needs nothing");
@@ -2958,11 +2958,11 @@ static void test_stray_stateless(void)
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_DROP,
 	      "a tagged ACK for no peer is dropped");
 	p.seg_bytes = 64;
-	p.dst_epoch = tag ^ 1;
+	p.dst_tag = tag ^ 1;
 	n = srd_wire_put_data(b, &p);
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_REPLY,
 	      "DATA with a wrong tag: answered, not accepted");
-	p.dst_epoch = tag;
+	p.dst_tag = tag;
 	n = srd_wire_put_data(b, &p);
 	rx0 = ectr(eng)->rx_pkts;
 	CHECK(srd_engine_on_stray(eng, "mallory", 7, b, n, r, &rlen) == SRD_STRAY_ACCEPT,
@@ -2971,7 +2971,7 @@ static void test_stray_stateless(void)
 	CHECK(srd_engine_on_stray(eng, "mallorz", 7, b, n, r, &rlen) == SRD_STRAY_REPLY,
 	      "... only from its own address");
 	CHECK(pr->live_allocs == allocs, "no state for any of it");
-	p.dst_epoch = 0;
+	p.dst_tag = 0;
 	n = srd_wire_put_hello(b, &p);
 	for (i = 0; i < 1000; i++)
 		replies += srd_engine_on_stray(eng, "x", 1, b, n, r, &rlen) == SRD_STRAY_REPLY;
@@ -4508,7 +4508,7 @@ static const struct test tests[] = {
 	{ "queue_serves_qps_in_turn", test_queue_serves_qps_in_turn },
 	{ "error_naks_bad_qpn_qkey", test_error_naks },
 	{ "retry_budget_unreachable", test_retry_budget_unreachable },
-	{ "epoch_mismatch_and_restart", test_epoch_mismatch_and_restart },
+	{ "tag_mismatch_and_restart", test_tag_mismatch_and_restart },
 	{ "siphash_vectors", test_siphash_vectors },
 	{ "counter_descs_cover_the_struct", test_counter_descs_cover_the_struct },
 	{ "forged_hello_no_restart", test_forged_hello_no_restart },

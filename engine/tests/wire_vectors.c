@@ -23,7 +23,7 @@ static void out(const char *fields, const struct srd_pkt *p, uint32_t payload,
 	uint32_t i;
 
 	printf("%u flags=%u src_tag=%u dst_tag=%u %s payload=%u hdr=", b[1],
-	       p->flags, p->src_epoch, p->dst_epoch, fields, payload);
+	       p->flags, p->src_tag, p->dst_tag, fields, payload);
 	for (i = 0; i < len; i++)
 		printf("%02x", b[i]);
 	printf("\n");
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 {
 	uint8_t b[SRD_HDR_MAX_BYTES];
 	struct srd_pkt p = {
-		.src_epoch = 0x11223344, .dst_epoch = 0x55667788,
+		.src_tag = 0x11223344, .dst_tag = 0x55667788,
 		.psn = 0x01020304, .msg_id = 0x0a0b0c0d, .msg_base = 0x0a0b0c00,
 		.dst_qpn = 0xabcdef, .src_qpn = 0x123456, .qkey = 0x11111111,
 		.imm_data = 0xdeadbeef, .msg_len = 3000, .offset = 2048,
@@ -197,10 +197,10 @@ int main(int argc, char **argv)
 	out(f, &p, 0, b, len);
 
 	/* HELLO asking for the peer's tag, and one with a challenge and echo. */
-	p.dst_epoch = 0;
+	p.dst_tag = 0;
 	len = srd_wire_put_hello(b, &p);
 	out("challenge=0 echo=0", &p, 0, b, len);
-	p.dst_epoch = 0x0badcafe;
+	p.dst_tag = 0x0badcafe;
 	p.challenge = 0xc4a11e9e;
 	p.echo = 0xec40ec40;
 	len = srd_wire_put_hello(b, &p);
