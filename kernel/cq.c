@@ -188,6 +188,22 @@ void srd_complete(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
 	srd_cq_post(cq, &cqe);
 }
 
+/* srd_complete() of a completion with CQE @flags and no bytes. */
+void srd_complete_flags(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
+			u8 opcode, u8 status, u32 verr, u16 flags)
+{
+	struct srd_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.flags = flags,
+		.vendor_err = verr,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	srd_cq_post(cq, &cqe);
+}
+
 /*
  * A receive of @qp succeeded: @byte_len bytes (with the GRH on UD) from
  * the sender @from.

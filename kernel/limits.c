@@ -8,8 +8,11 @@
  * finds what it expects: EFA's max_msg_sz whatever the MTU, 16-bit QP
  * numbers, EFA's vendor_err numbers and completion opcodes
  * (srd_profile_cqe()).  "efa-gen1" has RDMA read only, "efa-gen2" RDMA
- * write (with immediate) too; "efa" names efa-gen1, the EFA that Debian
- * 12's rdma-core 44 knows.
+ * write (with immediate) too, "efa-gen3" unsolicited write recv besides
+ * (a write with immediate to a QP that asks for it consumes no receive);
+ * "efa" names efa-gen1, the EFA that Debian 12's rdma-core 44 knows.
+ * The generations differ only in their caps: no figure of EFA's limits is
+ * published per generation (docs/protocol.md, "Limits profiles").
  */
 
 #include <linux/moduleparam.h>
@@ -21,6 +24,7 @@ static const char * const srd_limits_names[] = {
 	[SRD_LIMITS_SOFTSRD] = "softsrd",
 	[SRD_LIMITS_EFA_GEN1] = "efa-gen1",
 	[SRD_LIMITS_EFA_GEN2] = "efa-gen2",
+	[SRD_LIMITS_EFA_GEN3] = "efa-gen3",
 };
 
 static const struct srd_limits srd_limits_profiles[] = {
@@ -67,6 +71,22 @@ static const struct srd_limits srd_limits_profiles[] = {
 			       SRD_DEVICE_CAP_RDMA_WRITE,
 		.efa_completions = true,
 	},
+	/* efa-gen2's, with unsolicited write recv. */
+	[SRD_LIMITS_EFA_GEN3] = {
+		.profile = SRD_LIMITS_EFA_GEN3,
+		.max_send_sge = 2,
+		.max_recv_sge = 3,
+		.max_rdma_sge = 1,
+		.max_inline_bytes = 32,
+		.max_srd_msg_bytes = SRD_EFA_MAX_MSG_BYTES,
+		.max_qpn = 0xffff,
+		.device_caps = SRD_DEVICE_CAP_RDMA_READ |
+			       SRD_DEVICE_CAP_RNR_RETRY |
+			       SRD_DEVICE_CAP_CQ_WITH_SGID |
+			       SRD_DEVICE_CAP_RDMA_WRITE |
+			       SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV,
+		.efa_completions = true,
+	},
 };
 
 static unsigned int srd_limits_param = SRD_LIMITS_SOFTSRD;
@@ -96,7 +116,7 @@ static const struct kernel_param_ops srd_limits_param_ops = {
 };
 
 module_param_cb(limits, &srd_limits_param_ops, NULL, 0644);
-MODULE_PARM_DESC(limits, "Limits profile of devices created from now on: softsrd (default), efa-gen1 (or efa) or efa-gen2");
+MODULE_PARM_DESC(limits, "Limits profile of devices created from now on: softsrd (default), efa-gen1 (or efa), efa-gen2 or efa-gen3");
 
 /* The limits a new device takes. */
 void srd_limits_init(struct srd_limits *limits)

@@ -59,6 +59,7 @@ struct srd_recv_msg {
 	u32 imm_data;
 	bool has_imm;
 	bool solicited;
+	bool unsolicited;		/* consumed no receive: wr_id 0 */
 	union ib_gid sgid;
 	u32 bytes;			/* allocated: srd_recv_msg_alloc() */
 	u32 nseg;
@@ -67,7 +68,8 @@ struct srd_recv_msg {
 
 /*
  * An incoming WRITE or READ whose rkey passed the checks.  It holds the
- * target QP (and for WRITE_WITH_IMM the receive it claimed), not the MR:
+ * target QP (and for WRITE_WITH_IMM the receive it claimed, or on a QP
+ * with unsolicited_write_recv one that claimed none), not the MR:
  * each packet looks the rkey up again (srd_rdma_target_mr()).
  */
 struct srd_rdma_target {
@@ -80,7 +82,7 @@ struct srd_rdma_target {
 	u32 op_len;			/*   what each packet is checked for */
 	u64 addr;			/* this message's first byte */
 	u32 len;
-	struct srd_recv_msg *imm;	/* WRITE_WITH_IMM: its receive */
+	struct srd_recv_msg *imm;	/* WRITE_WITH_IMM: its completion */
 };
 
 static inline struct srd_recv_msg *srd_inbound_recv(struct srd_inbound *in)
@@ -116,6 +118,8 @@ int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 				       const struct srd_rx_msg_info *info,
 				       struct srd_recv_msg **msgp);
+enum srd_rx_verdict srd_receiver_unsolicited(struct srd_qp *qp,
+					     struct srd_recv_msg **msgp);
 void srd_receiver_recv_done(struct srd_recv_msg *msg);
 void srd_receiver_recv_abort(struct srd_recv_msg *msg);
 

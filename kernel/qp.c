@@ -42,6 +42,15 @@ static int srd_qp_check_init_attr(struct srd_dev *sdev,
 		return -EOPNOTSUPP;
 	if (init->srq || init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* As EFA's driver: a flag the device has not got is refused. */
+	if (cmd->reserved ||
+	    (cmd->flags & ~SRD_QP_FLAG_UNSOLICITED_WRITE_RECV))
+		return -EOPNOTSUPP;
+	if ((cmd->flags & SRD_QP_FLAG_UNSOLICITED_WRITE_RECV) &&
+	    (init->qp_type != IB_QPT_DRIVER ||
+	     !(sdev->limits.device_caps &
+	       SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV)))
+		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	if (cap->max_send_wr > SRD_MAX_QP_WR ||
@@ -184,6 +193,8 @@ int srd_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rcq = to_scq(init->recv_cq);
 	qp->max_inline = cap->max_inline_data;
 	qp->is_srd = init->qp_type == IB_QPT_DRIVER;
+	qp->unsolicited_write_recv =
+		cmd.flags & SRD_QP_FLAG_UNSOLICITED_WRITE_RECV;
 	qp->rnr_retry = SRD_RNR_RETRY_INFINITE;
 	atomic_set(&qp->sq_inflight, 0);
 	spin_lock_init(&qp->sq_pub_lock);

@@ -25,6 +25,19 @@ static void srd_receiver_complete(struct srd_qp *qp, u64 wr_id, u8 status,
 		srd_complete(qp->rcq, qp, wr_id, opcode, status, verr, 0);
 }
 
+/* The same, of receive message @msg: unsolicited, its CQE says so. */
+static void srd_receiver_msg_complete(struct srd_recv_msg *msg, u8 status,
+				      u32 verr, u8 opcode)
+{
+	struct srd_qp *qp = msg->qp;
+
+	if (!msg->unsolicited)
+		srd_receiver_complete(qp, msg->wr_id, status, verr, opcode);
+	else if (!READ_ONCE(qp->sq_dead))
+		srd_complete_flags(qp->rcq, qp, 0, opcode, status, verr,
+				   SRD_CQE_UNSOLICITED);
+}
+
 /*
  * A receive message of @bytes, not cleared (its users set every field):
  * @qp's spare if it is large enough, else a new one, as for outbound
@@ -99,6 +112,7 @@ enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
 	msg->nseg = nseg;
 	msg->wr_id = wqe->wr_id;
 	msg->opcode = SRD_CQE_RECV;
+	msg->unsolicited = false;
 	*msgp = msg;
 	goto out;
 
@@ -109,6 +123,39 @@ err_local:
 	srd_count_one(qp->sdev, SRD_CNT_WQE_ERRORS);
 	srd_qp_set_error(qp);
 	verdict = SRD_RX_QP_ERROR;
+out:
+	spin_unlock_bh(&qp->rq_lock);
+	return verdict;
+}
+
+/*
+ * A receive message of QP @qp that claims no receive work request: a write
+ * with immediate to a QP with unsolicited_write_recv.  It never waits for
+ * a receive (no RNR) and has no buffers.  Under the peer's lock; takes
+ * rq_lock.
+ */
+enum srd_rx_verdict srd_receiver_unsolicited(struct srd_qp *qp,
+					     struct srd_recv_msg **msgp)
+{
+	enum srd_rx_verdict verdict = SRD_RX_ACCEPT;
+	struct srd_recv_msg *msg;
+
+	spin_lock_bh(&qp->rq_lock);
+	if (!srd_qp_can_receive(qp->state)) {
+		verdict = SRD_RX_QP_ERROR;
+		goto out;
+	}
+	msg = srd_recv_msg_alloc(qp, sizeof(*msg));
+	if (!msg) {
+		verdict = SRD_RX_QP_ERROR;
+		goto out;
+	}
+	msg->in.kind = SRD_MSG_SEND;
+	msg->nseg = 0;
+	msg->wr_id = 0;
+	msg->opcode = SRD_CQE_RECV_RDMA_WITH_IMM;
+	msg->unsolicited = true;
+	*msgp = msg;
 out:
 	spin_unlock_bh(&qp->rq_lock);
 	return verdict;
@@ -198,8 +245,8 @@ void srd_receiver_recv_done(struct srd_recv_msg *msg)
 
 	/* A QP that failed meanwhile flushes, whatever arrived. */
 	if (!srd_qp_can_receive(READ_ONCE(qp->state))) {
-		srd_receiver_complete(qp, msg->wr_id, IB_WC_WR_FLUSH_ERR,
-				      SRD_VERR_FLUSH, msg->opcode);
+		srd_receiver_msg_complete(msg, IB_WC_WR_FLUSH_ERR,
+					  SRD_VERR_FLUSH, msg->opcode);
 		goto out;
 	}
 	srd_count_one(sdev, SRD_CNT_RX_PACKETS);
@@ -217,6 +264,8 @@ void srd_receiver_recv_done(struct srd_recv_msg *msg)
 	}
 	if (msg->solicited)
 		from.flags |= SRD_CQE_SOLICITED;
+	if (msg->unsolicited)
+		from.flags |= SRD_CQE_UNSOLICITED;
 	srd_complete_recv(qp, msg->wr_id, msg->opcode, msg->len, &from);
 out:
 	srd_recv_msg_free(msg);
@@ -232,11 +281,11 @@ void srd_receiver_recv_abort(struct srd_recv_msg *msg)
 	struct srd_qp *qp = msg->qp;
 
 	if (srd_qp_can_receive(READ_ONCE(qp->state)))
-		srd_receiver_complete(qp, msg->wr_id, IB_WC_REM_ABORT_ERR,
-				      SRD_VERR_REMOTE_ABORT, SRD_CQE_RECV);
+		srd_receiver_msg_complete(msg, IB_WC_REM_ABORT_ERR,
+					  SRD_VERR_REMOTE_ABORT, SRD_CQE_RECV);
 	else
-		srd_receiver_complete(qp, msg->wr_id, IB_WC_WR_FLUSH_ERR,
-				      SRD_VERR_FLUSH, SRD_CQE_RECV);
+		srd_receiver_msg_complete(msg, IB_WC_WR_FLUSH_ERR,
+					  SRD_VERR_FLUSH, SRD_CQE_RECV);
 	srd_recv_msg_free(msg);
 }
 

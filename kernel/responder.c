@@ -111,10 +111,17 @@ enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
 		t->mr = mr;
 	}
 	if (info->kind == SRD_MSG_WRITE && info->has_imm) {
-		/* Only the receive's existence matters: no bytes go to it. */
+		/*
+		 * Only the receive's existence matters: no bytes go to it.
+		 * A QP made for it takes the write without one, as EFA's
+		 * unsolicited write recv.
+		 */
 		imm_info = *info;
 		imm_info.msg_len = 0;
-		verdict = srd_receiver_claim(qp, &imm_info, &recv);
+		if (qp->unsolicited_write_recv)
+			verdict = srd_receiver_unsolicited(qp, &recv);
+		else
+			verdict = srd_receiver_claim(qp, &imm_info, &recv);
 		if (verdict != SRD_RX_ACCEPT) {
 			kfree(t);
 			goto out_put;

@@ -439,6 +439,11 @@ struct srd_qp {
 	struct srd_wq rq;
 
 	bool is_srd;
+	/*
+	 * Set at creation (SRD_QP_FLAG_UNSOLICITED_WRITE_RECV): a write with
+	 * immediate to this QP consumes no receive (responder.c).
+	 */
+	bool unsolicited_write_recv;
 	u8 rnr_retry;			/* 0..7, 7 = infinite */
 	u32 sq_psn;			/* as modify_qp set it, for query_qp */
 	spinlock_t sq_pub_lock;		/* irqsave; guards sq_pub */
@@ -572,11 +577,15 @@ struct srd_recv_from {
 	const union ib_gid *sgid;
 	u32 src_qpn;
 	__be32 imm_data;	/* with SRD_CQE_WITH_IMM */
-	u16 flags;		/* SRD_CQE_GRH, _WITH_IMM, _SOLICITED */
+	u16 flags;		/* SRD_CQE_GRH, _WITH_IMM, _SOLICITED,
+				 * _UNSOLICITED
+				 */
 };
 
 void srd_complete(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
 		  u8 opcode, u8 status, u32 verr, u32 byte_len);
+void srd_complete_flags(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
+			u8 opcode, u8 status, u32 verr, u16 flags);
 void srd_complete_recv(struct srd_qp *qp, u64 wr_id, u8 opcode,
 		       u32 byte_len, const struct srd_recv_from *from);
 

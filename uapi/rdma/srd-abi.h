@@ -32,6 +32,8 @@ enum srd_limits_profile {
 	SRD_LIMITS_SOFTSRD = 0,	/* softsrd's own, larger limits */
 	SRD_LIMITS_EFA_GEN1 = 1, /* EFA's, RDMA read ("efa-gen1", "efa") */
 	SRD_LIMITS_EFA_GEN2 = 2, /* EFA's, RDMA read and write ("efa-gen2") */
+	/* efa-gen2's, with unsolicited write recv ("efa-gen3") */
+	SRD_LIMITS_EFA_GEN3 = 3,
 };
 
 /* srd_alloc_ucontext_resp.comp_mask */
@@ -46,6 +48,8 @@ enum srd_device_caps {
 	SRD_DEVICE_CAP_RNR_RETRY = 1 << 1,	/* rnr_retry is honoured */
 	SRD_DEVICE_CAP_CQ_WITH_SGID = 1 << 2,	/* srddv_wc_read_sgid() */
 	SRD_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RDMA write (with imm) */
+	/* SRD_QP_FLAG_UNSOLICITED_WRITE_RECV is taken */
+	SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV = 1 << 4,
 };
 
 /* alloc_ucontext: kernel -> provider */
@@ -315,6 +319,12 @@ enum srd_cqe_flags {
 	SRD_CQE_WITH_IMM = 1 << 0,	/* imm_data is valid */
 	SRD_CQE_GRH = 1 << 1,		/* a GRH is in the first 40 bytes */
 	SRD_CQE_SOLICITED = 1 << 2,	/* the sender asked for an event */
+	/*
+	 * A receive completion that consumed no receive work request (wr_id
+	 * 0): a write with immediate to a QP created with
+	 * SRD_QP_FLAG_UNSOLICITED_WRITE_RECV.
+	 */
+	SRD_CQE_UNSOLICITED = 1 << 3,
 };
 
 /*
@@ -423,10 +433,27 @@ enum srd_qp_type {
 	SRD_QP_TYPE_SRD = 1,
 };
 
-/* create_qp: provider -> kernel */
+/* srd_create_qp_cmd.flags */
+enum srd_create_qp_flags {
+	/*
+	 * SRD QPs, with SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV: an incoming
+	 * RDMA write with immediate consumes no receive work request; its
+	 * completion has SRD_CQE_UNSOLICITED and wr_id 0 (EFA's
+	 * EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV).
+	 */
+	SRD_QP_FLAG_UNSOLICITED_WRITE_RECV = 1 << 0,
+};
+
+/*
+ * create_qp: provider -> kernel.  flags and reserved came later: a
+ * provider that sends only the first 8 bytes means no flags, and a
+ * kernel that knows only those refuses a provider's nonzero flags.
+ */
 struct srd_create_qp_cmd {
 	__u32 comp_mask;		/* 0 */
 	__u32 driver_qp_type;		/* enum srd_qp_type */
+	__u32 flags;			/* enum srd_create_qp_flags */
+	__u32 reserved;			/* 0 */
 };
 
 /* create_qp: kernel -> provider */
