@@ -22,10 +22,10 @@
  *  - efadv_query_qp_wqs, efadv_query_cq: EOPNOTSUPP, for softsrd's rings
  *    are not EFA's hardware descriptors (callers fall back to ibv_wr_*()
  *    and ibv_start_poll());
- *  - device_caps never has UNSOLICITED_WRITE_RECV or
- *    CQ_WITH_EXT_MEM_DMABUF, so the QP flag, the CQ wc_flag and the CQ
- *    flag that need them are refused with EOPNOTSUPP, as libefa refuses
- *    them on an EFA device without them.
+ *  - device_caps never has CQ_WITH_EXT_MEM_DMABUF, so the CQ flag that
+ *    needs it is refused with EOPNOTSUPP, as libefa refuses it on an EFA
+ *    device without it; nor UNSOLICITED_WRITE_RECV but in the efa-gen3
+ *    profile, and the QP flag and CQ wc_flag that need it likewise.
  * Hints are accepted and do nothing: a QP's service level (sl), the
  * processing hints of efadv_qp_from_ibv_qp_ex().  EFADV_QP_FLAGS_INLINE_WRITE
  * is accepted with RDMA write, which always takes inline data on softsrd.
@@ -42,8 +42,10 @@
  *
  * The device's limits profile decides what efadv_query_device reports:
  * an efa-genN profile that EFA generation's limits and caps (RDMA write
- * from efa-gen2 on), softsrd's its larger limits and RDMA write; and
- * efadv_create_qp_ex accepts RDMA write send ops when the cap is set.
+ * from efa-gen2 on, unsolicited write recv in efa-gen3), softsrd's its
+ * larger limits and RDMA write; and efadv_create_qp_ex accepts RDMA write
+ * send ops, efadv_create_qp_ex and efadv_create_cq the unsolicited write
+ * recv flags, when the cap is set.
  */
 #include <errno.h>
 #include <limits.h>
@@ -125,18 +127,17 @@ EFA_COMPAT_AT(struct efadv_cq_init_attr, ext_mem_dmabuf.fd, 48);
 EFA_COMPAT_AT(struct efadv_cq_init_attr, ext_mem_dmabuf.reserved, 52);
 
 /*
- * The caller's inline efadv_wc_read_sgid() calls through offset 8 of the
- * srddv_cq inside libsrd's CQ.  wc_is_unsolicited, at 16, lies past it:
- * valid only with EFADV_WC_EX_WITH_IS_UNSOLICITED, which softsrd refuses.
+ * The caller's inline efadv_wc_read_sgid() and efadv_wc_is_unsolicited()
+ * call through offsets 8 and 16 of the srddv_cq inside libsrd's CQ.
  */
 _Static_assert(sizeof(struct efadv_cq) == 24, "efadv_cq");
 EFA_COMPAT_AT(struct efadv_cq, comp_mask, 0);
 EFA_COMPAT_AT(struct efadv_cq, wc_read_sgid, 8);
 EFA_COMPAT_AT(struct efadv_cq, wc_is_unsolicited, 16);
-_Static_assert(sizeof(struct srddv_cq) ==
-	       offsetof(struct efadv_cq, wc_is_unsolicited), "srddv_cq");
+_Static_assert(sizeof(struct srddv_cq) == sizeof(struct efadv_cq), "srddv_cq");
 EFA_COMPAT_SAME(struct efadv_cq, struct srddv_cq, comp_mask);
 EFA_COMPAT_SAME(struct efadv_cq, struct srddv_cq, wc_read_sgid);
+EFA_COMPAT_SAME(struct efadv_cq, struct srddv_cq, wc_is_unsolicited);
 
 _Static_assert(sizeof(struct efadv_mr_attr) == 16, "efadv_mr_attr");
 EFA_COMPAT_AT(struct efadv_mr_attr, comp_mask, 0);
@@ -189,6 +190,12 @@ EFA_COMPAT_SAME_VALUE(EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID,
 		      SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID);
 EFA_COMPAT_SAME_VALUE(EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE,
 		      SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE);
+EFA_COMPAT_SAME_VALUE(EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV,
+		      SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV);
+EFA_COMPAT_SAME_VALUE(EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV,
+		      SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV);
+EFA_COMPAT_SAME_VALUE(EFADV_WC_EX_WITH_IS_UNSOLICITED,
+		      SRDDV_WC_EX_WITH_IS_UNSOLICITED);
 
 /* libefa's vext_field_avail(): a field is given if it starts before INLEN. */
 #define efa_field_given(type, field, inlen) (offsetof(type, field) < (inlen))
@@ -289,7 +296,8 @@ EFA_COMPAT_EXPORT int efadv_query_device(struct ibv_context *ibvctx,
 	if (efa_field_given(struct efadv_device_attr, device_caps, inlen))
 		out.device_caps |= dv.device_caps &
 				   (EFADV_DEVICE_ATTR_CAPS_RNR_RETRY |
-				    EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID);
+				    EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID |
+				    EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV);
 	if (efa_field_given(struct efadv_device_attr, max_rdma_size, inlen)) {
 		out.max_rdma_size = dv.max_rdma_size;
 		out.device_caps |= dv.device_caps &
@@ -355,7 +363,8 @@ static int efa_check_qp_attr(struct ibv_context *ibvctx,
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 		supp_flags |= EFADV_QP_FLAGS_INLINE_WRITE;
 	}
-	/* No UNSOLICITED_WRITE_RECV: a write with immediate takes a receive. */
+	if (dv.device_caps & SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV)
+		supp_flags |= EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
 
 	if (efa_attr->driver_qp_type != EFADV_QP_DRIVER_TYPE_SRD)
 		return EOPNOTSUPP;
@@ -387,7 +396,9 @@ static int efa_check_qp_attr(struct ibv_context *ibvctx,
  * An SRD QP.  Of @efa_attr, beyond the checks: sl, a service level,
  * selects nothing (softsrd has one); INLINE_WRITE is what softsrd's RDMA
  * write does anyway; PROCESSING_HINTS makes efadv_qp_from_ibv_qp_ex()'s
- * setter available, which it is on every srd QP.
+ * setter available, which it is on every srd QP; UNSOLICITED_WRITE_RECV
+ * goes to libsrd and the kernel, which take a write with immediate to the
+ * QP without a receive.
  */
 static struct ibv_qp *efa_create_qp(struct ibv_context *ibvctx,
 				    struct ibv_qp_init_attr_ex *attr,
@@ -403,6 +414,8 @@ static struct ibv_qp *efa_create_qp(struct ibv_context *ibvctx,
 		errno = err;
 		return NULL;
 	}
+	if (efa_attr->flags & EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV)
+		dv.flags |= SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
 	return srddv_create_qp_ex(ibvctx, attr, &dv, sizeof(dv));
 }
 
@@ -633,6 +646,8 @@ efadv_create_cq(struct ibv_context *ibvctx, struct ibv_cq_init_attr_ex *attr_ex,
 	}
 	if (dattr.device_caps & SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID)
 		supp_wc_flags |= EFADV_WC_EX_WITH_SGID;
+	if (dattr.device_caps & SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV)
+		supp_wc_flags |= EFADV_WC_EX_WITH_IS_UNSOLICITED;
 	if (in.wc_flags & ~supp_wc_flags) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -681,7 +696,7 @@ EFA_COMPAT_EXPORT struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *cq)
 	if (!efa_is_srd(cq->context))
 		return real_efadv_cq_from_ibv_cq_ex(cq);
 
-	/* The same struct up to wc_read_sgid: checked above. */
+	/* The same struct: checked above. */
 	return (struct efadv_cq *)srddv_cq_from_ibv_cq_ex(cq);
 }
 

@@ -142,6 +142,11 @@ static inline int efadv_wc_read_sgid(struct efadv_cq *efadv_cq,
 	return efadv_cq->wc_read_sgid(efadv_cq, sgid);
 }
 
+static inline bool efadv_wc_is_unsolicited(struct efadv_cq *efadv_cq)
+{
+	return efadv_cq->wc_is_unsolicited(efadv_cq);
+}
+
 /* --- EFA_1.3: efadv_query_mr ---------------------------------------------- */
 
 enum {

@@ -71,7 +71,8 @@ SRDDV_EXPORT int srddv_query_device(struct ibv_context *ibvctx,
 			    (SRDDV_DEVICE_ATTR_CAPS_RDMA_READ |
 			     SRDDV_DEVICE_ATTR_CAPS_RNR_RETRY |
 			     SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID |
-			     SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE);
+			     SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE |
+			     SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV);
 	attr->max_rdma_size = ctx->max_rdma_size;
 
 	return 0;
@@ -85,8 +86,13 @@ _Static_assert(SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_RDMA_READ,
 	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID,
 			      SRD_DEVICE_CAP_CQ_WITH_SGID) &&
 	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE,
-			      SRD_DEVICE_CAP_RDMA_WRITE),
+			      SRD_DEVICE_CAP_RDMA_WRITE) &&
+	       SRDDV_SAME_BIT(SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV,
+			      SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV),
 	       "srddv device caps differ from the uapi's");
+_Static_assert(SRDDV_SAME_BIT(SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV,
+			      SRD_QP_FLAG_UNSOLICITED_WRITE_RECV),
+	       "srddv QP flags differ from the uapi's");
 _Static_assert(sizeof(struct srddv_device_attr) == 32,
 	       "struct srddv_device_attr is part of the ABI");
 
@@ -123,10 +129,16 @@ static bool srddv_zeroed(const void *p, size_t len)
 /*
  * A caller built against a newer header may pass a bigger struct; its
  * extra bytes name features this version lacks, so they must be zero.
+ * One built before flags (inlen 12) asks for none.  *@flags: the QP's
+ * SRD_QP_FLAG_* bits, each one the device has.
  */
-static int srddv_check_qp_init_attr(const struct srddv_qp_init_attr *attr,
-				    uint32_t inlen)
+static int srddv_check_qp_init_attr(const struct srd_context *ctx,
+				    const struct srddv_qp_init_attr *attr,
+				    uint32_t inlen, uint32_t *flags)
 {
+	uint32_t supported = 0;
+
+	*flags = 0;
 	if (!attr ||
 	    inlen < srddv_size_to(struct srddv_qp_init_attr, driver_qp_type))
 		return EINVAL;
@@ -140,6 +152,13 @@ static int srddv_check_qp_init_attr(const struct srddv_qp_init_attr *attr,
 		return EINVAL;
 	if (attr->driver_qp_type != SRDDV_QP_DRIVER_TYPE_SRD)
 		return EOPNOTSUPP;
+	if (inlen < srddv_size_to(struct srddv_qp_init_attr, flags))
+		return 0;
+	if (ctx->device_caps & SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV)
+		supported |= SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
+	if (attr->flags & ~supported)
+		return EOPNOTSUPP;
+	*flags = attr->flags;
 	return 0;
 }
 
@@ -148,6 +167,7 @@ srddv_create_qp_ex(struct ibv_context *ibvctx,
 		   struct ibv_qp_init_attr_ex *attr_ex,
 		   struct srddv_qp_init_attr *srd_attr, uint32_t inlen)
 {
+	uint32_t flags;
 	int err;
 
 	if (!ibvctx || !srd_is_srd_device(ibvctx->device)) {
@@ -158,7 +178,8 @@ srddv_create_qp_ex(struct ibv_context *ibvctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	err = srddv_check_qp_init_attr(srd_attr, inlen);
+	err = srddv_check_qp_init_attr(to_srd_ctx(ibvctx), srd_attr, inlen,
+				       &flags);
 	if (err) {
 		srd_err(verbs_get_ctx(ibvctx),
 			"unsupported srddv_qp_init_attr (inlen %u)\n", inlen);
@@ -167,7 +188,7 @@ srddv_create_qp_ex(struct ibv_context *ibvctx,
 	}
 
 	/* SRD is the only driver type: IBV_QPT_DRIVER says it already. */
-	return srd_create_qp_ex(ibvctx, attr_ex);
+	return srd_create_qp_flags(ibvctx, attr_ex, flags);
 }
 
 /*
@@ -188,6 +209,19 @@ static int srd_dv_cq_read_sgid(struct srddv_cq *dv_cq, union ibv_gid *sgid)
 	return 0;
 }
 
+/*
+ * srddv_cq->wc_is_unsolicited of a CQ made with
+ * SRDDV_WC_EX_WITH_IS_UNSOLICITED: the current completion consumed no
+ * receive (a write with immediate to a QP made with
+ * SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV).  Between start_poll and end_poll.
+ */
+static bool srd_dv_cq_is_unsolicited(struct srddv_cq *dv_cq)
+{
+	const struct srd_cqe *cqe = srddv_cq_to_srd_cq(dv_cq)->cur_cqe;
+
+	return cqe && (cqe->flags & SRD_CQE_UNSOLICITED);
+}
+
 static int srddv_check_cq_init_attr(struct srd_context *ctx,
 				    const struct srddv_cq_init_attr *attr,
 				    uint32_t inlen)
@@ -203,6 +237,8 @@ static int srddv_check_cq_init_attr(struct srd_context *ctx,
 		return EINVAL;
 	if (ctx->device_caps & SRD_DEVICE_CAP_CQ_WITH_SGID)
 		supported |= SRDDV_WC_EX_WITH_SGID;
+	if (ctx->device_caps & SRD_DEVICE_CAP_UNSOLICITED_WRITE_RECV)
+		supported |= SRDDV_WC_EX_WITH_IS_UNSOLICITED;
 	if (attr->wc_flags & ~supported)
 		return EOPNOTSUPP;
 	return 0;
@@ -236,6 +272,8 @@ srddv_create_cq(struct ibv_context *ibvctx, struct ibv_cq_init_attr_ex *attr_ex,
 		return NULL;
 	if (srd_attr->wc_flags & SRDDV_WC_EX_WITH_SGID)
 		cq->dv_cq.wc_read_sgid = srd_dv_cq_read_sgid;
+	if (srd_attr->wc_flags & SRDDV_WC_EX_WITH_IS_UNSOLICITED)
+		cq->dv_cq.wc_is_unsolicited = srd_dv_cq_is_unsolicited;
 
 	return &cq->vcq.cq_ex;
 }

@@ -697,9 +697,14 @@ err_free:
 	return NULL;
 }
 
-/* Both creation verbs end here.  Returns the QP, or NULL with errno set. */
+/*
+ * Both creation verbs and srddv_create_qp_ex() end here, the last with
+ * SRD_QP_FLAG_* @flags (the kernel refuses one the device has not got).
+ * Returns the QP, or NULL with errno set.
+ */
 static struct srd_qp *srd_qp_create(struct ibv_context *ibvctx,
-				    struct ibv_qp_init_attr_ex *attr)
+				    struct ibv_qp_init_attr_ex *attr,
+				    uint32_t flags)
 {
 	struct verbs_context *vctx = verbs_get_ctx(ibvctx);
 	struct srd_context *ctx = to_srd_ctx(ibvctx);
@@ -723,6 +728,7 @@ static struct srd_qp *srd_qp_create(struct ibv_context *ibvctx,
 		return NULL;
 
 	ucmd.drv.driver_qp_type = driver_qp_type;
+	ucmd.drv.flags = flags;
 
 	/* Zero create flags, checked above: nothing to pass on. */
 	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
@@ -787,7 +793,7 @@ struct ibv_qp *srd_create_qp(struct ibv_pd *ibpd,
 	};
 	struct srd_qp *qp;
 
-	qp = srd_qp_create(ibpd->context, &attr_ex);
+	qp = srd_qp_create(ibpd->context, &attr_ex, 0);
 	if (!qp)
 		return NULL;
 
@@ -798,7 +804,14 @@ struct ibv_qp *srd_create_qp(struct ibv_pd *ibpd,
 struct ibv_qp *srd_create_qp_ex(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
-	struct srd_qp *qp = srd_qp_create(ibvctx, attr);
+	return srd_create_qp_flags(ibvctx, attr, 0);
+}
+
+struct ibv_qp *srd_create_qp_flags(struct ibv_context *ibvctx,
+				   struct ibv_qp_init_attr_ex *attr,
+				   uint32_t flags)
+{
+	struct srd_qp *qp = srd_qp_create(ibvctx, attr, flags);
 
 	return qp ? &qp->vqp.qp : NULL;
 }

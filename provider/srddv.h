@@ -41,6 +41,7 @@ enum srddv_device_attr_caps {
 	SRDDV_DEVICE_ATTR_CAPS_RNR_RETRY = 1 << 1,
 	SRDDV_DEVICE_ATTR_CAPS_CQ_WITH_SGID = 1 << 2,
 	SRDDV_DEVICE_ATTR_CAPS_RDMA_WRITE = 1 << 3,
+	SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV = 1 << 4,
 };
 
 struct srddv_device_attr {
@@ -66,10 +67,20 @@ enum {
 	SRDDV_QP_DRIVER_TYPE_SRD = 0,
 };
 
+/*
+ * srddv_qp_init_attr.flags.  UNSOLICITED_WRITE_RECV (a device with
+ * SRDDV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV): an RDMA write with
+ * immediate to the QP consumes no receive work request.
+ */
+enum {
+	SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV = 1 << 0,
+};
+
 struct srddv_qp_init_attr {
 	uint64_t comp_mask;
 	uint32_t driver_qp_type;
-	uint8_t reserved[4];
+	uint16_t flags;			/* SRDDV_QP_FLAGS_*; reserved before */
+	uint8_t reserved[2];
 };
 
 struct ibv_qp *srddv_create_qp_ex(struct ibv_context *ibvctx,
@@ -83,6 +94,7 @@ struct ibv_qp *srddv_create_qp_ex(struct ibv_context *ibvctx,
  */
 enum {
 	SRDDV_WC_EX_WITH_SGID = 1 << 0,
+	SRDDV_WC_EX_WITH_IS_UNSOLICITED = 1 << 1,
 };
 
 struct srddv_cq_init_attr {
@@ -90,9 +102,15 @@ struct srddv_cq_init_attr {
 	uint64_t wc_flags;
 };
 
+/*
+ * wc_is_unsolicited is set on a CQ made with SRDDV_WC_EX_WITH_IS_UNSOLICITED
+ * only: whether the current receive completion consumed no receive work
+ * request (its wr_id is then 0).
+ */
 struct srddv_cq {
 	uint64_t comp_mask;
 	int (*wc_read_sgid)(struct srddv_cq *cq, union ibv_gid *sgid);
+	bool (*wc_is_unsolicited)(struct srddv_cq *cq);
 };
 
 struct ibv_cq_ex *srddv_create_cq(struct ibv_context *ibvctx,
@@ -106,6 +124,11 @@ static inline int srddv_cq_wc_read_sgid(struct srddv_cq *cq,
 					union ibv_gid *sgid)
 {
 	return cq->wc_read_sgid(cq, sgid);
+}
+
+static inline bool srddv_cq_wc_is_unsolicited(struct srddv_cq *cq)
+{
+	return cq->wc_is_unsolicited(cq);
 }
 
 #ifdef __cplusplus

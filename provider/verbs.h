@@ -43,6 +43,10 @@ struct ibv_qp *srd_create_qp(struct ibv_pd *ibpd,
 			     struct ibv_qp_init_attr *attr);
 struct ibv_qp *srd_create_qp_ex(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr);
+/* srddv_create_qp_ex()'s: with SRD_QP_FLAG_* flags. */
+struct ibv_qp *srd_create_qp_flags(struct ibv_context *ibvctx,
+				   struct ibv_qp_init_attr_ex *attr,
+				   uint32_t flags);
 int srd_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask);
 int srd_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

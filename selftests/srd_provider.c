@@ -467,8 +467,20 @@ static void test_dv_create_qp_ex(void)
 	s.comp_mask = 1;
 	dv_qp_expect("comp_mask 1", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EINVAL);
 	DV_RESET();
-	s.reserved[3] = 1;
+	s.reserved[1] = 1;
 	dv_qp_expect("a reserved byte set", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EINVAL);
+	DV_RESET();
+	s.flags = SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
+	dv_qp_expect("UNSOLICITED_WRITE_RECV (softsrd has not the cap)",
+		     srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)), EOPNOTSUPP);
+	DV_RESET();
+	s.flags = SRDDV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
+	dv_qp_expect("inlen 12: flags past it not read",
+		     srddv_create_qp_ex(A.ctx, &a, &s, 12), 0);
+	DV_RESET();
+	s.flags = 1 << 1;
+	dv_qp_expect("an unknown flag", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)),
+		     EOPNOTSUPP);
 	DV_RESET();
 	s.driver_qp_type = 1;
 	dv_qp_expect("driver_qp_type 1", srddv_create_qp_ex(A.ctx, &a, &s, sizeof(s)),
