@@ -222,7 +222,8 @@ hold_unprivileged() {
 }
 
 # set_limits PROFILE: srd devices created from now on take the limits
-# profile PROFILE (softsrd, efa-gen1 or efa-gen2; efa names efa-gen1);
+# profile PROFILE (softsrd, efa-gen1, efa-gen2 or efa-gen3; efa names
+# efa-gen1);
 # cleanup puts the old one back.
 SRD_LIMITS_PARAM=/sys/module/rdma_srd/parameters/limits
 SRD_LIMITS_ORIG=

@@ -4,10 +4,10 @@
  * when it was created): what ibv_query_device and ibv_query_port report,
  * and what create_qp accepts, at the limit and one past it.
  *
- *   srd_limits DEV softsrd|efa-gen1|efa-gen2
+ *   srd_limits DEV softsrd|efa-gen1|efa-gen2|efa-gen3
  *
- * The EFA generations differ in their RDMA (srd_efadv, srd_efadv64), not
- * in these limits.
+ * The EFA generations differ in their RDMA and unsolicited write recv
+ * (srd_efadv, srd_efadv64, srd_efadv_gen3), not in these limits.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +25,7 @@ static const struct profile profiles[] = {
 	{ "softsrd", 16, 16, 16, 256, 1u << 20 },
 	{ "efa-gen1", 2, 3, 1, 32, 8928 },
 	{ "efa-gen2", 2, 3, 1, 32, 8928 },
+	{ "efa-gen3", 2, 3, 1, 32, 8928 },
 };
 
 static struct ibv_context *ctx;
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEV softsrd|efa-gen1|efa-gen2\n", argv[0]);
+		fprintf(stderr, "usage: %s DEV softsrd|efa-gen1|efa-gen2|efa-gen3\n", argv[0]);
 		return KSFT_FAIL;
 	}
 	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
