@@ -423,6 +423,7 @@ void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out)
 	out->inflight_pkts = peer->inflight;
 	out->pending_msgs = peer->pending_count;
 	out->active_msgs = active;
+	out->rx_assembling = peer->rx_assembling;
 }
 
 uint64_t srd_peer_idle_us(const struct srd_peer *peer)

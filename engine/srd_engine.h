@@ -811,6 +811,7 @@ struct srd_peer_info {
 	uint32_t srtt_us, rto_us, min_rtt_us;
 	uint32_t inflight_pkts;
 	uint32_t pending_msgs, active_msgs;
+	uint32_t rx_assembling;		/* messages being received */
 };
 
 void srd_peer_get_info(const struct srd_peer *peer, struct srd_peer_info *out);

@@ -227,6 +227,11 @@ struct srd_dev {
 
 	/* The SRD transport (transport.c): one engine, its peers. */
 	struct srd_transport *transport;
+	/*
+	 * The bytes the engine holds through srd_os_alloc() (engine and
+	 * peers: docs/protocol.md, "Memory bounds"), for debugfs' mem file.
+	 */
+	atomic64_t engine_bytes;
 };
 
 static inline struct srd_dev *to_sdev(struct ib_device *ibdev)

@@ -70,6 +70,7 @@ struct srd_transport {
 	struct srd_dev *sdev;
 	struct srd_engine *engine;
 	u32 n_paths;
+	size_t peer_bound_bytes;	/* srd_peer_mem_bound_bytes() */
 	spinlock_t peers_lock;		/* (BH) peers, peer_list: see above */
 	DECLARE_HASHTABLE(peers, 8);
 	u32 hash_seed;			/* of peers' buckets: random */
@@ -156,11 +157,20 @@ static gfp_t srd_engine_gfp(void)
 /* The engine allocates under a peer's lock, with BHs off. */
 static void *srd_os_alloc(void *os, size_t bytes)
 {
-	return kzalloc(bytes, srd_engine_gfp());
+	struct srd_dev *sdev = os;
+	void *ptr = kzalloc(bytes, srd_engine_gfp());
+
+	if (ptr)
+		atomic64_add(bytes, &sdev->engine_bytes);
+	return ptr;
 }
 
 static void srd_os_free(void *os, void *ptr, size_t bytes)
 {
+	struct srd_dev *sdev = os;
+
+	if (ptr)
+		atomic64_sub(bytes, &sdev->engine_bytes);
 	kfree(ptr);
 }
 
@@ -717,11 +727,12 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 		}
 		srd_peer_get_info(kp->peer, &pi);
 		/* The window may be below one packet: two decimals. */
-		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u\n",
+		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u rx_assembling %u\n",
 			   kp->dgid.raw, kp->sgid.raw, pi.local_tag, pi.remote_tag,
 			   pi.cwnd_pkts_x256 / 256,
 			   pi.cwnd_pkts_x256 % 256 * 100 / 256, pi.srtt_us,
-			   pi.rto_us, pi.min_rtt_us, pi.inflight_pkts);
+			   pi.rto_us, pi.min_rtt_us, pi.inflight_pkts,
+			   pi.rx_assembling);
 		for (i = 0; i < tp->n_paths; i++) {
 			if (srd_peer_path_stats(kp->peer, i, &ps))
 				break;
@@ -738,6 +749,22 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srd_paths);
+
+/*
+ * debugfs mem: what the engine holds against its bound, for the packet
+ * fuzzer (selftests/srd_packet_fuzz.sh): at most a few pages for the
+ * engine itself plus peer_bound_bytes per peer.
+ */
+static int srd_mem_show(struct seq_file *s, void *unused)
+{
+	struct srd_transport *tp = s->private;
+
+	seq_printf(s, "engine_bytes %lld peers %u peer_bound_bytes %zu\n",
+		   (long long)atomic64_read(&tp->sdev->engine_bytes),
+		   READ_ONCE(tp->npeers), tp->peer_bound_bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srd_mem);
 
 int srd_debugfs_init(void)
 {
@@ -777,6 +804,7 @@ int srd_transport_init(struct srd_dev *sdev)
 		return -ENOMEM;
 	tp->sdev = sdev;
 	tp->n_paths = cfg.n_paths;
+	tp->peer_bound_bytes = srd_peer_mem_bound_bytes(&cfg);
 	spin_lock_init(&tp->peers_lock);
 	hash_init(tp->peers);
 	tp->hash_seed = get_random_u32();
@@ -799,6 +827,7 @@ void srd_transport_debugfs_add(struct srd_dev *sdev)
 	tp->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
 					 srd_debugfs_root);
 	debugfs_create_file("paths", 0400, tp->debugfs, tp, &srd_paths_fops);
+	debugfs_create_file("mem", 0400, tp->debugfs, tp, &srd_mem_fops);
 }
 
 /*
