@@ -39,6 +39,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -971,6 +972,28 @@ static void modify_fields(struct ib_uverbs_modify_qp *m)
 	}
 }
 
+/* A QP walked RESET -> INIT -> RTR -> RTS, as a program makes it ready. */
+static void walk_to_rts(int dev, uint32_t handle)
+{
+	struct ib_uverbs_modify_qp core = {
+		.qp_handle = handle,
+		.port_num = 1,
+		.qkey = 0x11111111,
+		.sq_psn = rnd(),
+	};
+	uint32_t step;
+
+	for (step = 0; step < 3; step++) {
+		core.attr_mask = step == 0 ? QPA_STATE | QPA_PKEY_INDEX |
+					     QPA_PORT | QPA_QKEY :
+				 step == 1 ? QPA_STATE : QPA_STATE | QPA_SQ_PSN;
+		core.qp_state = step + 1;
+		done(OP_modify_qp,
+		     cmd_write(dev, IB_USER_VERBS_CMD_MODIFY_QP, &core,
+			       sizeof(core), NULL, 0, NULL, 0));
+	}
+}
+
 static void op_modify_qp(int dev)
 {
 	struct ib_uverbs_modify_qp core = {};
@@ -1551,6 +1574,8 @@ static void op_sq_write(int dev)
 	struct obj o, qp, ah;
 	struct srd_ring_ctl *ctl;
 	uint32_t n, i, prod, entries, stride;
+	/* Half the time, work requests a program could post: sends. */
+	bool tidy = one_in(2);
 
 	if (!pick_mapped(K_QP, &o))
 		return;
@@ -1590,22 +1615,40 @@ static void op_sq_write(int dev)
 			w.rkey = rnd();
 		}
 		w.reserved = one_in(20);
+		if (tidy) {
+			w.opcode = SRD_WQE_SEND;
+			w.flags = SRD_WQE_SIGNALED;
+			w.num_sge = room ? 1 : 0;
+			w.inline_len = 0;
+			w.remote_qkey = 0x11111111;
+			w.reserved = 0;
+			for (int t = 0; t < 8; t++)
+				if (pick(K_AH, &ah) && ah.dev == o.dev) {
+					w.ahn = ah.ahn;
+					break;
+				}
+		}
 		memcpy(slot, &w, sizeof(w));
 		for (uint32_t s = 0; s < room && s < 4; s++) {
 			struct srd_sge sge;
 
 			make_sge(&sge, o.dev);
+			if (tidy && sge.length > 4096)
+				sge.length = 4096;
 			memcpy(slot + sizeof(w) + s * sizeof(sge), &sge,
 			       sizeof(sge));
 		}
 	}
-	__atomic_store_n(&ctl->prod, one_in(6) ? hostile_index(prod, entries) :
-			 prod + i, __ATOMIC_RELEASE);
-	if (one_in(20))
+	__atomic_store_n(&ctl->prod, !tidy && one_in(6) ?
+			 hostile_index(prod, entries) : prod + i,
+			 __ATOMIC_RELEASE);
+	if (!tidy && one_in(20))
 		__atomic_store_n(&ctl->cons, (uint32_t)rnd(), __ATOMIC_RELEASE);
-	if (one_in(20))
+	if (!tidy && one_in(20))
 		ctl->state = rnd();
 	pthread_rwlock_unlock(&maps_lock);
+	if (tidy && one_in(3))
+		walk_to_rts(o.dev, o.handle);
 	if (!one_in(5))
 		post_doorbell(o.dev == dev || one_in(4) ? o.dev : dev,
 			      o.handle);
@@ -1676,6 +1719,112 @@ static void op_cq_write(int dev)
 		__atomic_store_n(&ctl->prod, (uint32_t)rnd(), __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&maps_lock);
 	done(OP_cq_write, 0);
+}
+
+/*
+ * What a program would make first, all well formed, so that the hostile
+ * calls find live objects to work on and sends go out: a PD, an MR over
+ * the pool, a CQ, a QP (UD or SRD) walked to RTS with its rings mapped,
+ * and an AH to each GID of the other device.
+ */
+static void seed_objects(int dev)
+{
+	int peer = (dev + 1) % cfg.ndevs, srd = one_in(2), i;
+	struct obj pd = { .kind = K_PD, .dev = dev };
+	struct obj mr = { .kind = K_MR, .dev = dev };
+	struct obj qp = { .kind = K_QP, .dev = dev, .srd = srd };
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		struct srd_alloc_pd_resp drv;
+	} pd_resp = {};
+	struct ib_uverbs_alloc_pd pd_cmd = {};
+	struct ib_uverbs_reg_mr mr_cmd = {};
+	struct ib_uverbs_reg_mr_resp mr_resp = {};
+	struct ib_uverbs_create_cq cq_cmd = { .cqe = 64, .comp_channel = -1 };
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct srd_create_cq_resp drv;
+	} cq_resp = {};
+	struct srd_create_cq_cmd cq_drv = {};
+	struct ib_uverbs_create_qp qp_cmd = {
+		.qp_type = srd ? IB_QPT_DRIVER_V : IB_QPT_UD_V,
+		.max_send_wr = 16, .max_recv_wr = 16,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct srd_create_qp_resp drv;
+	} qp_resp = {};
+	struct srd_create_qp_cmd qp_drv = {
+		.driver_qp_type = srd ? SRD_QP_TYPE_SRD : SRD_QP_TYPE_NONE,
+	};
+
+	if (cmd_write(dev, IB_USER_VERBS_CMD_ALLOC_PD, &pd_cmd, sizeof(pd_cmd),
+		      NULL, 0, &pd_resp, sizeof(pd_resp)))
+		return;
+	pd.handle = pd_resp.core.pd_handle;
+	remember(&pd);
+	mr_cmd.start = (uintptr_t)pool;
+	mr_cmd.length = 65536;
+	mr_cmd.hca_va = mr_cmd.start;
+	mr_cmd.pd_handle = pd.handle;
+	mr_cmd.access_flags = 1;	/* LOCAL_WRITE */
+	if (!cmd_write(dev, IB_USER_VERBS_CMD_REG_MR, &mr_cmd, sizeof(mr_cmd),
+		       NULL, 0, &mr_resp, sizeof(mr_resp))) {
+		mr.handle = mr_resp.mr_handle;
+		mr.lkey = mr_resp.lkey;
+		mr.rkey = mr_resp.rkey;
+		mr.addr = mr_cmd.start;
+		mr.len = mr_cmd.length;
+		remember(&mr);
+	}
+	if (cmd_write(dev, IB_USER_VERBS_CMD_CREATE_CQ, &cq_cmd, sizeof(cq_cmd),
+		      &cq_drv, sizeof(cq_drv), &cq_resp, sizeof(cq_resp)))
+		return;
+	new_cq(dev, cq_resp.core.cq_handle, &cq_resp.drv);
+	qp_cmd.pd_handle = pd.handle;
+	qp_cmd.send_cq_handle = cq_resp.core.cq_handle;
+	qp_cmd.recv_cq_handle = cq_resp.core.cq_handle;
+	if (cmd_write(dev, IB_USER_VERBS_CMD_CREATE_QP, &qp_cmd, sizeof(qp_cmd),
+		      &qp_drv, sizeof(qp_drv), &qp_resp, sizeof(qp_resp)))
+		return;
+	walk_to_rts(dev, qp_resp.core.qp_handle);
+	qp.handle = qp_resp.core.qp_handle;
+	qp.qpn = qp_resp.core.qpn;
+	qp.sq_info = qp_resp.drv.sq;
+	qp.rq_info = qp_resp.drv.rq;
+	qp.sq.map = map_at(dev, &qp.sq_info, &qp.sq.len);
+	qp.sq.info = qp.sq_info;
+	qp.rq.map = map_at(dev, &qp.rq_info, &qp.rq.len);
+	qp.rq.info = qp.rq_info;
+	if (!qp.sq.map || !qp.rq.map) {
+		if (qp.sq.map)
+			munmap(qp.sq.map, qp.sq.len);
+		if (qp.rq.map)
+			munmap(qp.rq.map, qp.rq.len);
+		qp.sq.map = qp.rq.map = NULL;
+	}
+	remember(&qp);
+	for (i = 0; i < cfg.ngids[peer]; i++) {
+		struct ib_uverbs_create_ah ah_cmd = {
+			.pd_handle = pd.handle,
+			.attr = { .is_global = 1, .port_num = 1 },
+		};
+		struct {
+			struct ib_uverbs_create_ah_resp core;
+			struct srd_create_ah_resp drv;
+		} ah_resp = {};
+		struct obj ah = { .kind = K_AH, .dev = dev };
+
+		memcpy(ah_cmd.attr.grh.dgid, cfg.gid[peer][i], 16);
+		ah_cmd.attr.grh.hop_limit = 64;
+		if (cmd_write(dev, IB_USER_VERBS_CMD_CREATE_AH, &ah_cmd,
+			      sizeof(ah_cmd), NULL, 0, &ah_resp, sizeof(ah_resp)))
+			continue;
+		ah.handle = ah_resp.core.ah_handle;
+		ah.ahn = ah_resp.drv.ahn;
+		remember(&ah);
+	}
 }
 
 /* ---- processes ---- */
@@ -1840,6 +1989,9 @@ static void iteration(uint64_t seed)
 				done(OP_get_context, 0);
 		}
 	}
+	if (!one_in(3))
+		for (d = 0; d < cfg.ndevs; d++)
+			seed_objects(d);
 	for (t = 0; t < cfg.threads; t++) {
 		args[t].seed = mix64(seed ^ (0x1000 + t));
 		args[t].nops = cfg.ops / 2 + below(cfg.ops);
