@@ -27,15 +27,15 @@ addresses for commands prefixed with -6 in serve mode).
 serve: runs the commands of stdin, one a line: "[-6] MODE ARGS..." as on
 the command line, "target LINE" (instead of --target), "quit".  The forge
 of a family is made (bound, HELLO) at its first command and keeps its
-epoch: one Python start for many steps (each start costs seconds under
+tag: one Python start for many steps (each start costs seconds under
 TCG).
 
 The attacker sends from SRC (from a port of its own: softsrd holds PORT
 in every namespace) and reads what the target sends to SRC:PORT off a raw
-UDP socket (so it needs CAP_NET_RAW), sends a HELLO (dst_epoch 0) and learns the target's tag for its
-address from the answer (which names the HELLO's src_epoch), then:
+UDP socket (so it needs CAP_NET_RAW), sends a HELLO (dst_tag 0) and learns the target's tag for its
+address from the answer (which names the HELLO's src_tag), then:
 
-  hello         nothing more: prints the epochs.
+  hello         nothing more: prints the tags.
   control       one SRD_WRITE message of LEN bytes of 0x5a at OFF of the
                 target's MR with its real rkey, in segments of --seg bytes
                 (default 1024): every PSN must be ACKed and none NAKed.
@@ -66,17 +66,17 @@ them (check_packet()); a violation fails the mode.
 Blind attacks (docs/protocol.md, "Threat model"): sent from an ephemeral
 port of --src, as any unprivileged user can, receiving nothing:
 
-  hello-flood N SECS  N HELLOs spread over SECS seconds, random src_epoch;
-                every other one has dst_epoch 0 (a restart claim), the
-                others a random dst_epoch.
-  claim N TAG   N HELLOs with dst_epoch TAG (the target's tag for --src,
-                learned elsewhere: a lucky guess) and a random src_epoch,
+  hello-flood N SECS  N HELLOs spread over SECS seconds, random src_tag;
+                every other one has dst_tag 0 (a restart claim), the
+                others a random dst_tag.
+  claim N TAG   N HELLOs with dst_tag TAG (the target's tag for --src,
+                learned elsewhere: a lucky guess) and a random src_tag,
                 challenge and echo: a forged restart of --src's device.
-  slide N TAG   N single-segment DATA packets with dst_epoch TAG (a tag
+  slide N TAG   N single-segment DATA packets with dst_tag TAG (a tag
                 learned elsewhere, say by `hello` from the attacker's own
-                address), random src_epoch and QPNs, and msg_id = msg_base
+                address), random src_tag and QPNs, and msg_id = msg_base
                 2^30 ahead of 0 and spread over the 2^32 space.
-  sources N PREFIX  one HELLO (dst_epoch 0) and one DATA (random dst_epoch)
+  sources N PREFIX  one HELLO (dst_tag 0) and one DATA (random dst_tag)
                 from each of N IPv6 addresses PREFIX + 1 .. PREFIX + N
                 (each bound in turn: they must be the sender's own).
   peers N PREFIX  the honest handshake from each of N IPv6 addresses
@@ -85,7 +85,7 @@ port of --src, as any unprivileged user can, receiving nothing:
                 DATA (msg_len 0, to a random QPN) naming the answer's tag, so
                 that the target makes a peer for each.  Prints how many
                 handshakes were answered.
-  zero-csum     one HELLO (dst_epoch 0) in an IPv4 UDP datagram whose
+  zero-csum     one HELLO (dst_tag 0) in an IPv4 UDP datagram whose
                 checksum is 0 ("none"), through a raw socket (root).
 
   sniff         captures every UDP datagram to or from PORT on IFACE (an
@@ -177,9 +177,9 @@ def pattern(i):
 
 # --- encoding ----------------------------------------------------------------
 
-def common(op, flags, hdr_bytes, src_epoch, dst_epoch):
+def common(op, flags, hdr_bytes, src_tag, dst_tag):
     return struct.pack(">BBBBII", VERSION, op, flags, hdr_bytes // 4,
-                       src_epoch, dst_epoch)
+                       src_tag, dst_tag)
 
 
 def data_fields(psn, msg_id, msg_base, dst_qpn, src_qpn, qkey, imm, msg_len,
@@ -200,17 +200,17 @@ def ud_hdr(op, flags, dst_qpn, src_qpn, qkey, imm=0):
                        dst_qpn, src_qpn, qkey, imm, 0)
 
 
-def hello(src_epoch, dst_epoch, challenge=0, echo=0):
+def hello(src_tag, dst_tag, challenge=0, echo=0):
     """A HELLO; since version 4 with a challenge and an echo
     (docs/protocol.md, "Tags and peer restart")."""
-    return common(HELLO, 0, HDR[HELLO], src_epoch, dst_epoch) + \
+    return common(HELLO, 0, HDR[HELLO], src_tag, dst_tag) + \
         struct.pack(">II", challenge, echo)
 
 
-def ack(src_epoch, dst_epoch, ack_psn, sack=b"\0" * 16, delay_us=0, dup_psn=None):
+def ack(src_tag, dst_tag, ack_psn, sack=b"\0" * 16, delay_us=0, dup_psn=None):
     """dup_psn: an ACK with the DUP flag, naming it."""
     flags = 0 if dup_psn is None else F_ACK_DUP
-    return common(ACK, flags, HDR[ACK], src_epoch, dst_epoch) + \
+    return common(ACK, flags, HDR[ACK], src_tag, dst_tag) + \
         struct.pack(">II16sI", ack_psn, delay_us, sack, dup_psn or 0)
 
 
@@ -221,7 +221,7 @@ def ack_block(ack_psn, sack=b"\0" * 16, delay_us=0, dup_psn=None):
                        ack_psn, delay_us, sack, dup_psn or 0)
 
 
-def data_hdr(op, flags, src_epoch, dst_epoch, *fields, ext=b"", ack=None):
+def data_hdr(op, flags, src_tag, dst_tag, *fields, ext=b"", ack=None):
     """A header of the DATA family (DATA_OPS): data_fields(*fields), then
     the opcode's own (ext: rdma_fields() or resp_fields()), then with ack
     (a dict of ack_block()'s arguments) the ACK block, flag HAS_ACK, and
@@ -230,12 +230,12 @@ def data_hdr(op, flags, src_epoch, dst_epoch, *fields, ext=b"", ack=None):
     if ack is not None:
         blk = ack_block(**ack)
         flags |= F_HAS_ACK
-    return common(op, flags, HDR[op] + len(blk), src_epoch, dst_epoch) + \
+    return common(op, flags, HDR[op] + len(blk), src_tag, dst_tag) + \
         data_fields(*fields) + ext + blk
 
 
-def nak(src_epoch, dst_epoch, psn, msg_id, attempt, reason):
-    return common(NAK, 0, HDR[NAK], src_epoch, dst_epoch) + \
+def nak(src_tag, dst_tag, psn, msg_id, attempt, reason):
+    return common(NAK, 0, HDR[NAK], src_tag, dst_tag) + \
         struct.pack(">IIBBH", psn, msg_id, attempt, reason, 0)
 
 
@@ -310,11 +310,11 @@ def check_packet(b):
             v.append("%s: reserved bytes 20-23 %s" % (name, b[20:24].hex()))
         return op, v
 
-    src_epoch, dst_epoch = be32(b, 4), be32(b, 8)
-    if src_epoch == 0:
-        v.append("%s: src_epoch 0" % name)
-    if dst_epoch == 0 and op != HELLO:
-        v.append("%s: dst_epoch 0" % name)
+    src_tag, dst_tag = be32(b, 4), be32(b, 8)
+    if src_tag == 0:
+        v.append("%s: src_tag 0" % name)
+    if dst_tag == 0 and op != HELLO:
+        v.append("%s: dst_tag 0" % name)
 
     if op in DATA_OPS:
         d = parse_data(b)
@@ -516,8 +516,8 @@ class Forge:
         self.rx = PortTap(src, dst, port)
         rnd = random.SystemRandom()
         self.rnd = rnd
-        self.epoch = rnd.randrange(1, 1 << 32)
-        self.remote_epoch = 0
+        self.tag = rnd.randrange(1, 1 << 32)
+        self.remote_tag = 0
         self.psn = rnd.randrange(1 << 32)
         self.msg_id = rnd.randrange(1 << 32)
         self.src_qpn = rnd.randrange(2, 1 << 24)
@@ -573,18 +573,18 @@ class Forge:
         src, dst = be32(b, 4), be32(b, 8)
         if op == HELLO:
             if dst == 0:        # asked for an answer
-                self.send(hello(self.epoch, src))
+                self.send(hello(self.tag, src))
             # Since version 2, only a HELLO naming our tag tells us the
             # target's (docs/protocol.md, "Tags and peer restart").
-            if dst == self.epoch and src != self.remote_epoch:
-                self.remote_epoch = src
+            if dst == self.tag and src != self.remote_tag:
+                self.remote_tag = src
             # Since version 4, the target believes a new tag of ours (we
             # are a restart of an earlier forger at this address) only
             # when we echo its challenge.
-            if dst == self.epoch and be32(b, 12):
-                self.send(hello(self.epoch, src, 0, be32(b, 12)))
+            if dst == self.tag and be32(b, 12):
+                self.send(hello(self.tag, src, 0, be32(b, 12)))
             return (op, b)
-        if src != self.remote_epoch or dst != self.epoch:
+        if src != self.remote_tag or dst != self.tag:
             self.foreign += 1
             return (None, b)
         if op == READ_RESP:
@@ -628,7 +628,7 @@ class Forge:
         for i in range(128):
             if (self.rcv_largest - 1 - i) & 0xffffffff in self.rcv_psns:
                 sack[i // 8] |= 1 << (i % 8)
-        self.send(ack(self.epoch, self.remote_epoch, self.rcv_largest, bytes(sack)))
+        self.send(ack(self.tag, self.remote_tag, self.rcv_largest, bytes(sack)))
         if DEBUG:
             print("# %.6f tx ACK %#x sack %s" % (time.monotonic(), self.rcv_largest,
                                                 bytes(sack).hex()), flush=True)
@@ -636,28 +636,28 @@ class Forge:
     def handshake(self, timeout=5.0):
         deadline = time.monotonic() + timeout
         tries = 0
-        while not self.remote_epoch and time.monotonic() < deadline:
-            self.send(hello(self.epoch, 0))
+        while not self.remote_tag and time.monotonic() < deadline:
+            self.send(hello(self.tag, 0))
             tries += 1
             end = min(deadline, time.monotonic() + 0.5)
-            while not self.remote_epoch and time.monotonic() < end:
+            while not self.remote_tag and time.monotonic() < end:
                 self.recv_one(end - time.monotonic())
-        print("# hello: our epoch %#010x, the target's %#010x (%d HELLOs sent)" %
-              (self.epoch, self.remote_epoch, tries), flush=True)
-        return self.remote_epoch != 0
+        print("# hello: our tag %#010x, the target's %#010x (%d HELLOs sent)" %
+              (self.tag, self.remote_tag, tries), flush=True)
+        return self.remote_tag != 0
 
     # One packet of an RDMA message.
     def rdma_pkt(self, op, rkey, remote_addr, rdma_len, rdma_offset, length,
                  payload=b"", msg_len=None, offset=0, seg=1024, flags=F_ACK_NOW,
                  msg_id=None, msg_base=None, psn=None, hdr_words=None,
-                 dst_epoch=None, truncate=None):
+                 dst_tag=None, truncate=None):
         if msg_len is None:
             msg_len = len(payload) if op == WRITE else 0
         msg_id = self.next_msg() if msg_id is None else msg_id
         msg_base = msg_id if msg_base is None else msg_base
         psn = self.next_psn() if psn is None else psn
         hdr = common(op, flags, HDR[op] if hdr_words is None else hdr_words * 4,
-                     self.epoch, self.remote_epoch if dst_epoch is None else dst_epoch)
+                     self.tag, self.remote_tag if dst_tag is None else dst_tag)
         hdr += data_fields(psn, msg_id, msg_base, self.t["qpn"], self.src_qpn,
                            self.t["qkey"], 0, msg_len, offset, seg, 0,
                            psn % 16)
@@ -892,8 +892,8 @@ def mode_bad_headers(f):
          dict(op=R, rdma_len=64, rdma_offset=1)),
         ("READ_REQ rdma_offset + length wraps 32 bits",
          dict(op=R, rdma_len=64, rdma_offset=0xfffffff0, length=0x20)),
-        ("WRITE with dst_epoch 0",
-         dict(op=W, payload=p64, dst_epoch=0)),
+        ("WRITE with dst_tag 0",
+         dict(op=W, payload=p64, dst_tag=0)),
         ("WRITE with 63 payload bytes of msg_len 64",
          dict(op=W, payload=p64[:63], msg_len=64)),
         ("WRITE seg_bytes 32",
@@ -909,8 +909,8 @@ def mode_bad_headers(f):
         if isinstance(c, str):
             # READ_RESP: the DATA header and req_msg_id, cut short.
             psn = f.next_psn()
-            hdr = common(READ_RESP, 0, 60 if c == "resp-short" else 52, f.epoch,
-                         f.remote_epoch)
+            hdr = common(READ_RESP, 0, 60 if c == "resp-short" else 52, f.tag,
+                         f.remote_tag)
             hdr += data_fields(psn, f.msg_id, f.msg_id, f.t["qpn"], f.src_qpn, 0,
                                0, 0, 0, 1024)
             pkt = (hdr + struct.pack(">I", f.msg_id))[:56 if c == "resp-short" else 52]
@@ -1066,8 +1066,8 @@ def blind_socket(src, port=0):
     return s
 
 
-def data_pkt(src_epoch, dst_epoch, psn, msg_id, msg_base, dst_qpn, src_qpn):
-    return common(DATA, F_ACK_NOW, HDR[DATA], src_epoch, dst_epoch) + \
+def data_pkt(src_tag, dst_tag, psn, msg_id, msg_base, dst_qpn, src_qpn):
+    return common(DATA, F_ACK_NOW, HDR[DATA], src_tag, dst_tag) + \
         data_fields(psn, msg_id, msg_base, dst_qpn, src_qpn, 0, 0, 0, 0, 64)
 
 
@@ -1418,8 +1418,8 @@ def run_command(forges, make, words, seg):
             return f.finish(mode, False, error="no-HELLO-from-the-target")
     f.begin()
     if mode == "hello":
-        return f.finish("hello", True, epoch="%#x" % f.epoch,
-                        remote_epoch="%#x" % f.remote_epoch)
+        return f.finish("hello", True, tag="%#x" % f.tag,
+                        remote_tag="%#x" % f.remote_tag)
     if mode == "control":
         return mode_control(f, n[0], n[1], seg)
     if mode == "guess":

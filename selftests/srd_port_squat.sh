@@ -126,7 +126,7 @@ tag_of() {
 	echo "+ ip netns exec $NS_A srd_forge.py --src $IP4_A $IP4_B hello"
 	out=$(ip netns exec "$NS_A" "$PY" "$forge" --src "$IP4_A" --port "$port" "$IP4_B" hello 2>&1)
 	echo "$out"
-	[[ "$out" =~ RESULT\ mode=hello\ ok=1\ .*remote_epoch=(0x[0-9a-f]+) ]] ||
+	[[ "$out" =~ RESULT\ mode=hello\ ok=1\ .*remote_tag=(0x[0-9a-f]+) ]] ||
 		fail "srd_forge hello: no tag from b"
 	TAG=${BASH_REMATCH[1]}
 }

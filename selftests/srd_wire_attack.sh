@@ -81,7 +81,7 @@ expect_eq "srd_rx_drop_stale_epoch (0.1's name)" "$(hw_counter "$DEV_B" srd_rx_d
 
 # 2. m learns b's tag for m; a's unprivileged user slides with it.
 forge "$NS_M" "$PY" "$forge" --src $IP4_M "$IP4_B" hello
-tag=$(sed -n 's/.*RESULT.* remote_epoch=\(0x[0-9a-f]*\).*/\1/p' <<<"$FORGE_OUT")
+tag=$(sed -n 's/.*RESULT.* remote_tag=\(0x[0-9a-f]*\).*/\1/p' <<<"$FORGE_OUT")
 [ -n "$tag" ] || fail "no tag learned from b"
 s_b=$(hw_counter "$DEV_B" srd_rx_drop_stale_tag) d_b=$(hw_counter "$DEV_B" srd_msgs_delivered)
 forge "$NS_A" "${unpriv[@]}" "$PY" "$forge" --src "$IP4_A" "$IP4_B" slide 4 "$tag"
