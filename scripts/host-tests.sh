@@ -1045,11 +1045,13 @@ n=0
 failed=0
 for name in "${tests[@]}"; do
 	n=$((n + 1))
+	start=$(date +%s%N)
 	"$name" >"$tmp/log" 2>&1
 	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
 	sed 's/^\([^#]\)/# \1/' "$tmp/log"
 	case $rc in
-	0) echo "ok $n $name" ;;
+	0) echo "ok $n $name # $((ms / 1000)).$((ms % 1000 / 100))s" ;;
 	4) echo "ok $n $name # SKIP" ;;
 	*) echo "not ok $n $name"; failed=$((failed + 1)) ;;
 	esac
