@@ -44,7 +44,8 @@
  *
  * All arithmetic is integer: the window is in 1/256 packets.
  */
-#include "srd_internal.h"
+#include "cc.h"
+#include "peer.h"
 
 static uint32_t clamp_cwnd(const struct srd_config *cfg, uint64_t w)
 {

@@ -27,7 +27,8 @@
  * receive: its slot places the bytes into our own READ (by req_msg_id)
  * through ops->read_data, and completing it completes that READ.
  */
-#include "srd_internal.h"
+#include "msg.h"
+#include "tx.h"
 
 uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes)
 {

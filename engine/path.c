@@ -16,7 +16,7 @@
  * to get through: probing a path with it could cost one more RTO, and a
  * run of those the peer's retry budget.
  */
-#include "srd_internal.h"
+#include "path.h"
 
 static void avoid(struct srd_peer *peer, struct srd_path *p, uint64_t now_us)
 {

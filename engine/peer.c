@@ -22,7 +22,10 @@
  * once and again after each backed-off RTO; after rto_retries_max the
  * posted sends fail UNRESP_REMOTE.
  */
-#include "srd_internal.h"
+#include "peer.h"
+#include "tag.h"
+#include "recovery.h"
+#include "rx.h"
 
 #define SRD_CONFIG_DEFAULT(name, def)	.name = (def),
 static const struct srd_config srd_config_defaults = {

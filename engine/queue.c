@@ -16,7 +16,8 @@
  * probe of an RNR gate (rnr.c) goes first in its QP's FIFO and its flow
  * first of all.
  */
-#include "srd_internal.h"
+#include "queue.h"
+#include "tx.h"
 
 /* The head of @src_qpn's flow, and the link to it; NULL when it has none. */
 static struct srd_tx_msg **flow_find(struct srd_peer *peer, uint32_t src_qpn,

@@ -14,7 +14,8 @@
  * Offsets the OS sees (transmit's payload_off, read_data's offset) are
  * within the whole operation, as for a one-chunk one.
  */
-#include "srd_internal.h"
+#include "rdma_op.h"
+#include "queue.h"
 
 /* Posted messages the peer holds before they start: queued and held. */
 uint32_t srd_tx_queued_msgs(const struct srd_peer *peer)

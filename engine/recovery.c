@@ -6,7 +6,8 @@
  * the sender itself (posting, the in-flight table, picking packets) is
  * tx.c.
  */
-#include "srd_internal.h"
+#include "recovery.h"
+#include "rnr.h"
 
 /* --- ACKs, NAKs, losses --------------------------------------------- */
 

@@ -48,7 +48,9 @@
  * max_pending_msgs: a QP stuck on RNR must not fill the peer's queue for
  * the others.
  */
-#include "srd_internal.h"
+#include "rnr.h"
+#include "queue.h"
+#include "tx.h"
 
 static bool same_pair(const struct srd_tx_msg *a, const struct srd_tx_msg *b)
 {

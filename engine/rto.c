@@ -5,7 +5,8 @@
  * rto_min_us and rto_max_us bound it), and the windowed minimum RTT that
  * congestion control uses as its base delay.
  */
-#include "srd_internal.h"
+#include "rto.h"
+#include "util.h"
 
 /*
  * The minimum RTT is re-learnt after this long, so a route change that

@@ -7,7 +7,9 @@
  * Everything in a datagram is untrusted: each check that bad input can
  * fail is counted, never asserted.
  */
-#include "srd_internal.h"
+#include "rx.h"
+#include "tag.h"
+#include "recovery.h"
 
 /*
  * ACKs and NAKs rotate over the paths this side, as a sender, believes

@@ -6,7 +6,8 @@
  * SRD_SACK_WINDOW_PKTS below it; it serves the ACK and the duplicate
  * counter, while duplicate *data* is caught by the message state.
  */
-#include "srd_internal.h"
+#include "seq.h"
+#include "util.h"
 
 #define WBITS	SRD_SACK_WINDOW_PKTS
 

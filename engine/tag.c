@@ -11,7 +11,8 @@
  * only then is a peer created.  The secret comes from ops->random_u32 when
  * the engine is created, and dies with it (a new incarnation, new tags).
  */
-#include "srd_internal.h"
+#include "tag.h"
+#include "wire.h"
 
 /* SipHash-2-4 (Aumasson and Bernstein), written from the paper. */
 static inline uint64_t rotl64(uint64_t x, unsigned int b)

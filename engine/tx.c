@@ -32,7 +32,11 @@
  * while the other side's response waits for one of its own: two peers
  * reading from each other can never fill both windows with READs.
  */
-#include "srd_internal.h"
+#include "tx.h"
+#include "queue.h"
+#include "rnr.h"
+#include "recovery.h"
+#include "rx.h"
 
 /*
  * After every ACK.  The walk is on locals: a store to the peer could

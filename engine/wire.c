@@ -6,7 +6,8 @@
  * the layouts; the tests' packet forger is checked against this file's
  * encoder (engine/tests/wire_vectors.c).
  */
-#include "srd_internal.h"
+#include "wire.h"
+#include "msg.h"
 
 /* Byte offsets, per header; all fields big-endian. */
 enum {

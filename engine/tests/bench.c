@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../srd_internal.h"
+#include "../util.h"
 
 #define QCAP	8192		/* packets in the queue: above the window */
 

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../srd_internal.h"
+#include "../msg.h"
 
 #define REMOTE_TAG	0xa0a0a0a0u
 #define LOCAL_TAG	0x5eed5eedu

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../srd_internal.h"	/* the forger writes headers */
+#include "../wire.h"	/* the forger writes headers */
 #include "sim.h"
 
 /* --- deterministic randomness ---------------------------------------- */

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../srd_internal.h"
+#include "../tag.h"
+#include "../rdma_op.h"
+#include "../tx.h"
 
 static int failures_in_test;
 
@@ -3436,7 +3438,7 @@ static void test_rdma_reads_both_ways(void)
 }
 
 /*
- * The requester's indexes of its READs (srd_internal.h): the deadline list
+ * The requester's indexes of its READs (msg.h, peer.h): the deadline list
  * holds exactly the awaiting READs, earliest first, and a response's slot
  * names its READ only while that lives.  Pointers are compared against
  * the live READs before any is followed: a stale one is reported, not

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../srd_internal.h"
+#include "../wire.h"
 
 static void out(const char *fields, const struct srd_pkt *p, uint32_t payload,
 		const uint8_t *b, uint32_t len)
