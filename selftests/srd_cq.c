@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Completion queues: completion channels (next completion and
- * solicited-only arming, ibv_get_cq_event, ibv_ack_cq_events); overflow
+ * solicited-only arming, ibv_get_cq_event, ibv_ack_cq_events); completion
+ * vectors (one a possible CPU: the last takes a CQ, one past it EINVAL); overflow
  * raises IBV_EVENT_CQ_ERR and leaves the entries already queued intact and
  * in order; ibv_create_cq_ex with ibv_start_poll/ibv_next_poll/ibv_end_poll;
  * the CQEs of a destroyed QP refused as libefa refuses them.
@@ -593,6 +594,77 @@ static bool srd_efa_profile(const char *dev)
 	return strncmp(name, "efa", 3) == 0;
 }
 
+/* The CPUs the kernel may ever run: /sys/devices/system/cpu/possible. */
+static int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int n = 0, a, b;
+	char sep;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%d", &a) == 1) {
+		b = a;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
+		    fscanf(f, "%d", &b) == 1)
+			(void)(fscanf(f, "%c", &sep));
+		n += b - a + 1;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Completion vectors: one a possible CPU, as rxe and siw have them; a CQ
+ * takes the last one and its events come; one past it is refused.
+ */
+static void test_comp_vectors(void)
+{
+	int n = B.ctx->num_comp_vectors, cpus = possible_cpus();
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(B.ctx);
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq *cq, *bad, *evcq;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	void *cq_ctx = NULL;
+
+	ksft_check(n == cpus, "num_comp_vectors %d: one a possible CPU (%d)", n, cpus);
+	if (!ch || n < 1)
+		srd_die("a completion channel", errno);
+	errno = 0;
+	bad = ibv_create_cq(B.ctx, 4, NULL, ch, n);
+	ksft_check(!bad && errno == EINVAL,
+		   "a CQ on vector %d, one past the last, refused EINVAL (errno %d)", n, errno);
+	if (bad)
+		ibv_destroy_cq(bad);
+	cq = ibv_create_cq(B.ctx, 4, (void *)0x7ec, ch, n - 1);
+	ksft_check(cq != NULL, "a CQ on the last vector, %d (errno %d)", n - 1, cq ? 0 : errno);
+	if (!cq)
+		return;
+	ia.send_cq = B.scq;
+	ia.recv_cq = cq;
+	qp = ibv_create_qp(B.pd, &ia);
+	if (!qp || srd_qp_to_rts(qp, SRD_QKEY))
+		srd_die("QP on the last vector's CQ", errno);
+	srd_post_recv(qp, 9, B.buf, 2048, B.mr->lkey);
+	ksft_check_eq("ibv_req_notify_cq on the last vector", 0, ibv_req_notify_cq(cq, 0));
+	send_one(qp, 9, 64, 0);
+	evcq = get_event(ch, SRD_TIMEOUT_MS, &cq_ctx);
+	ksft_check(evcq == cq && cq_ctx == (void *)0x7ec,
+		   "the last vector's CQ raises its event (cq %p)", (void *)evcq);
+	if (evcq)
+		ibv_ack_cq_events(cq, 1);
+	ksft_check(srd_poll(cq, &wc, SRD_TIMEOUT_MS) == 1 && wc.wr_id == 9 &&
+		   wc.status == IBV_WC_SUCCESS, "and its completion polls");
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_destroy_comp_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
 	bool only_destroyed = false, refuses;
@@ -625,6 +697,7 @@ int main(int argc, char **argv)
 		test_destroyed_qp(true, refuses);
 	} else {
 		test_channel();
+		test_comp_vectors();
 		test_overflow();
 		test_cq_ex();
 		test_destroyed_qp(false, refuses);

@@ -3,7 +3,9 @@
 # The kernel memory behind a process's objects is charged to its memory
 # cgroup: an unprivileged process in a cgroup of its own creates eight
 # 65536-entry CQs, and the cgroup's memory.current grows by at least
-# their rings (8 x 65536 x 32 bytes).  Before the rings were allocated
+# their rings (8 x 65536 x 32 bytes); and that the device's max_cq CQs of
+# one entry take a page of ring each, not a ring of the largest depth
+# (issue 45, item 3).  Before the rings were allocated
 # with GFP_KERNEL_ACCOUNT it grew by a few pages only, so one user could
 # take gigabytes of kernel memory past any container's limit.
 # Then the same process posts 700 SRD sends to a QP with no receive
@@ -47,6 +49,23 @@ want=$((n * cqe * 32))
 [ "$charged" -ge "$want" ] ||
 	fail "$n CQs of $cqe entries: the cgroup was charged $charged bytes, expected at least $want (their rings)"
 echo "ok: $n CQs of $cqe entries charged $charged bytes to the creator's cgroup (rings: at least $want)"
+
+# A CQ's memory follows its depth: the device's max_cq CQs of one entry
+# each (the warm-up CQ and these) take a page of ring each, and the whole
+# CQ, uverbs' objects and the mapping included, less than 16 KiB.  A ring
+# of the largest depth would be 2 MiB.
+max_cq=$(ibv_devinfo -v -d srd_smc0 | awk '$1 == "max_cq:" { print $2 }')
+[ "${max_cq:-0}" -gt 1 ] || fail "no max_cq in ibv_devinfo -v"
+n=$((max_cq - 1))
+out=$(sh -c "echo \$\$ >$cg/srd_memcg/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 \
+	--clear-groups /usr/bin/python3 $SRD_TOP/selftests/srd_memcg.py srd_smc0 $n 1" 2>&1) ||
+	fail "srd_memcg.py could not make $max_cq CQs of one entry: $out"
+echo "$out"
+charged=$(echo "$out" | awk '$1 == "charged" { print $2 }')
+[ -n "$charged" ] || fail "srd_memcg.py printed no figure"
+[ "$charged" -ge $((n * 4096)) ] && [ "$charged" -le $((n * 16384)) ] ||
+	fail "$n CQs of one entry charged $charged bytes: expected a page to 16 KiB each"
+echo "ok: the device's max_cq ($max_cq) CQs of one entry, $((charged / n)) bytes each"
 
 stuck=$(srd_bin srd_rnr_stuck)
 add_srd srd_smc1 smc1
