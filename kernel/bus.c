@@ -8,7 +8,8 @@
  * first as a PCI address, before it offers a device at all.  rxe-style
  * devices have no parent, so each srd device gets one here:
  *
- *   /sys/devices/softsrd/fffe:BB:DD.F	the parent, on bus "softsrd"
+ *   /sys/devices/softsrd/fffe:BB:DD.F	the parent, on bus "softsrd",
+ *					with the netdev's numa_node
  *   /sys/bus/softsrd/drivers/rdma_srd	the driver it is bound to
  *
  * The name has the shape of a PCI address in domain 0xfffe, which no PCI
@@ -49,8 +50,28 @@ struct srd_bus_dev {
 #define SRD_BUS_CONST
 #endif
 
+/*
+ * numa_node, as a PCI device has it: the node of the netdev's NIC (-1,
+ * NUMA_NO_NODE, where it has none, as a veth), so that software that
+ * places its work by its NIC's node (libfabric's and aws-ofi-nccl's NIC
+ * selection) sees each srd device where its netdev is.
+ */
+static ssize_t numa_node_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%d\n", dev_to_node(dev));
+}
+static DEVICE_ATTR_RO(numa_node);
+
+static struct attribute *srd_bus_dev_attrs[] = {
+	&dev_attr_numa_node.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(srd_bus_dev);
+
 static SRD_BUS_CONST struct bus_type srd_bus_type = {
 	.name = "softsrd",
+	.dev_groups = srd_bus_dev_groups,
 };
 
 /* No probe: the driver exists to be bound to, and named. */
@@ -75,10 +96,10 @@ static void srd_bus_dev_release(struct device *dev)
 }
 
 /*
- * A new parent device, registered and bound to the rdma_srd driver.
- * Returns it or an ERR_PTR.  Sleeps.
+ * A new parent device on NUMA node @node (or NUMA_NO_NODE), registered
+ * and bound to the rdma_srd driver.  Returns it or an ERR_PTR.  Sleeps.
  */
-struct device *srd_bus_dev_create(void)
+struct device *srd_bus_dev_create(int node)
 {
 	struct srd_bus_dev *bdev;
 	int id, err;
@@ -98,6 +119,7 @@ struct device *srd_bus_dev_create(void)
 	bdev->dev.bus = &srd_bus_type;
 	bdev->dev.parent = srd_bus_root;
 	bdev->dev.release = srd_bus_dev_release;
+	set_dev_node(&bdev->dev, node);
 	/* From here on, put_device() undoes everything above. */
 	err = dev_set_name(&bdev->dev, "%04x:%02x:%02x.%x", SRD_BUS_PCI_DOMAIN,
 			   id >> 8, (id >> 3) & 0x1f, id & 7);

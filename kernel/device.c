@@ -364,6 +364,21 @@ const struct ib_device_ops srd_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srd_ucontext, ibuc),
 };
 
+/*
+ * The NUMA node of @ndev's NIC: the first of its ancestors that has one
+ * (a virtio NIC has none, its PCI function may); NUMA_NO_NODE for a
+ * netdev without a device, as a veth.
+ */
+static int srd_netdev_node(struct net_device *ndev)
+{
+	struct device *d;
+
+	for (d = ndev->dev.parent; d; d = d->parent)
+		if (dev_to_node(d) != NUMA_NO_NODE)
+			return dev_to_node(d);
+	return NUMA_NO_NODE;
+}
+
 static void srd_node_guid(struct srd_dev *sdev, struct net_device *ndev)
 {
 	u8 *guid = (u8 *)&sdev->ibdev.node_guid;
@@ -452,7 +467,7 @@ int srd_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
-	parent = srd_bus_dev_create();
+	parent = srd_bus_dev_create(srd_netdev_node(ndev));
 	if (IS_ERR(parent)) {
 		err = PTR_ERR(parent);
 		goto err_dealloc;

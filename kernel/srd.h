@@ -485,7 +485,7 @@ u32 srd_max_srd_msg_bytes(struct srd_dev *sdev);
 /* bus.c: the parent device every srd ib_device hangs from */
 int srd_bus_init(void);
 void srd_bus_exit(void);
-struct device *srd_bus_dev_create(void);
+struct device *srd_bus_dev_create(int node);
 void srd_bus_dev_destroy(struct device *dev);
 
 /* device.c */

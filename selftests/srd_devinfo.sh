@@ -59,6 +59,8 @@ expect_match "srdd0's parent" '^/sys/devices/softsrd/fffe:[0-9a-f]{2}:[0-9a-f]{2
 expect_eq "its driver" /sys/bus/softsrd/drivers/rdma_srd "$(readlink -f /sys/class/infiniband/srdd0/device/driver)"
 [ ! -e "$parent/modalias" ] || fail "$parent has a modalias: a PCI provider could claim srdd0"
 echo "ok: no modalias for a provider to match"
+# Its NUMA node is its netdev's NIC's, as PCI shows one: a veth has none.
+expect_eq "srdd0's parent's numa_node (sd0, a veth, has no NIC)" -1 "$(cat "$parent/numa_node")"
 add_srd srdd1 sd1
 parent1=$(readlink -f /sys/class/infiniband/srdd1/device)
 [ "$parent1" != "$parent" ] || fail "srdd0 and srdd1 share a parent"
