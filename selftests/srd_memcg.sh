@@ -25,9 +25,9 @@ grep -qw memory /proc/cgroups 2>/dev/null &&
 cg=/sys/fs/cgroup
 if ! [ -f "$cg/cgroup.controllers" ]; then
 	pp mount -t cgroup2 none "$cg"
-	trap 'srd_cleanup; rmdir "$cg/srd_memcg" 2>/dev/null; umount "$cg"' EXIT
+	trap 'srd_cleanup; rmdir "$cg/srd_memcg" "$cg/srd_memcg_cq" 2>/dev/null; umount "$cg"' EXIT
 else
-	trap 'srd_cleanup; rmdir "$cg/srd_memcg" 2>/dev/null' EXIT
+	trap 'srd_cleanup; rmdir "$cg/srd_memcg" "$cg/srd_memcg_cq" 2>/dev/null' EXIT
 fi
 grep -qw memory "$cg/cgroup.controllers" || skip "cgroup v2 offers no memory controller"
 pp sh -c "echo +memory >$cg/cgroup.subtree_control"
@@ -50,23 +50,6 @@ want=$((n * cqe * 32))
 	fail "$n CQs of $cqe entries: the cgroup was charged $charged bytes, expected at least $want (their rings)"
 echo "ok: $n CQs of $cqe entries charged $charged bytes to the creator's cgroup (rings: at least $want)"
 
-# A CQ's memory follows its depth: the device's max_cq CQs of one entry
-# each (the warm-up CQ and these) take a page of ring each, and the whole
-# CQ, uverbs' objects and the mapping included, less than 16 KiB.  A ring
-# of the largest depth would be 2 MiB.
-max_cq=$(ibv_devinfo -v -d srd_smc0 | awk '$1 == "max_cq:" { print $2 }')
-[ "${max_cq:-0}" -gt 1 ] || fail "no max_cq in ibv_devinfo -v"
-n=$((max_cq - 1))
-out=$(sh -c "echo \$\$ >$cg/srd_memcg/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 \
-	--clear-groups /usr/bin/python3 $SRD_TOP/selftests/srd_memcg.py srd_smc0 $n 1" 2>&1) ||
-	fail "srd_memcg.py could not make $max_cq CQs of one entry: $out"
-echo "$out"
-charged=$(echo "$out" | awk '$1 == "charged" { print $2 }')
-[ -n "$charged" ] || fail "srd_memcg.py printed no figure"
-[ "$charged" -ge $((n * 4096)) ] && [ "$charged" -le $((n * 16384)) ] ||
-	fail "$n CQs of one entry charged $charged bytes: expected a page to 16 KiB each"
-echo "ok: the device's max_cq ($max_cq) CQs of one entry, $((charged / n)) bytes each"
-
 stuck=$(srd_bin srd_rnr_stuck)
 add_srd srd_smc1 smc1
 pp ip addr add 10.209.0.1/24 dev smc0
@@ -87,4 +70,24 @@ want=$((sends * 192))
 [ "$charged" -ge "$want" ] ||
 	fail "$sends held sends: the cgroup was charged $charged bytes, expected at least $want"
 echo "ok: $sends held sends charged $charged bytes to the poster's cgroup (at least $want)"
+
+# A CQ's memory follows its depth: the device's max_cq CQs of one entry
+# each (the warm-up CQ and these) take a page of ring each, and the whole
+# CQ, uverbs' objects and the mapping included, less than 16 KiB.  A ring
+# of the largest depth would be 2 MiB.  In a cgroup of its own, last:
+# the charges a cgroup keeps in stock per CPU (up to 64 pages) after
+# these CQs are freed would otherwise pay for the held sends above.
+pp mkdir -p "$cg/srd_memcg_cq"
+max_cq=$(ibv_devinfo -v -d srd_smc0 | awk '$1 == "max_cq:" { print $2 }')
+[ "${max_cq:-0}" -gt 1 ] || fail "no max_cq in ibv_devinfo -v"
+n=$((max_cq - 1))
+out=$(sh -c "echo \$\$ >$cg/srd_memcg_cq/cgroup.procs && exec setpriv --reuid=65534 --regid=65534 \
+	--clear-groups /usr/bin/python3 $SRD_TOP/selftests/srd_memcg.py srd_smc0 $n 1" 2>&1) ||
+	fail "srd_memcg.py could not make $max_cq CQs of one entry: $out"
+echo "$out"
+charged=$(echo "$out" | awk '$1 == "charged" { print $2 }')
+[ -n "$charged" ] || fail "srd_memcg.py printed no figure"
+[ "$charged" -ge $((n * 4096)) ] && [ "$charged" -le $((n * 16384)) ] ||
+	fail "$n CQs of one entry charged $charged bytes: expected a page to 16 KiB each"
+echo "ok: the device's max_cq ($max_cq) CQs of one entry, $((charged / n)) bytes each"
 exit $KSFT_PASS
