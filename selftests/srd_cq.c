@@ -44,16 +44,28 @@ static struct ibv_cq *get_event(struct ibv_comp_channel *ch, int timeout_ms, voi
 	return cq;
 }
 
+/* A UD QP of B's, at RTS, its receives completing on @rcq. */
+static struct ibv_qp *ud_qp_on(struct ibv_cq *rcq, const char *what)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.send_cq = B.scq,
+		.recv_cq = rcq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(B.pd, &ia);
+
+	if (!qp || srd_qp_to_rts(qp, SRD_QKEY))
+		srd_die(what, errno);
+	return qp;
+}
+
 static void test_channel(void)
 {
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(B.ctx);
 	struct ibv_cq *cq, *evcq;
 	struct ibv_qp *qp;
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_wc wc;
 	void *cq_ctx = NULL;
 	int i, flags, events = 0;
@@ -65,11 +77,7 @@ static void test_channel(void)
 	ksft_check(cq != NULL, "ibv_create_cq on a channel (errno %d)", cq ? 0 : errno);
 	if (!cq)
 		return;
-	ia.send_cq = B.scq;
-	ia.recv_cq = cq;
-	qp = ibv_create_qp(B.pd, &ia);
-	if (!qp || srd_qp_to_rts(qp, SRD_QKEY))
-		srd_die("QP on the channel's CQ", errno);
+	qp = ud_qp_on(cq, "QP on the channel's CQ");
 	flags = fcntl(ch->fd, F_GETFL);
 	fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK);
 	for (i = 0; i < 8; i++)
@@ -622,11 +630,6 @@ static void test_comp_vectors(void)
 {
 	int n = B.ctx->num_comp_vectors, cpus = possible_cpus();
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(B.ctx);
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_cq *cq, *bad, *evcq;
 	struct ibv_qp *qp;
 	struct ibv_wc wc;
@@ -645,11 +648,7 @@ static void test_comp_vectors(void)
 	ksft_check(cq != NULL, "a CQ on the last vector, %d (errno %d)", n - 1, cq ? 0 : errno);
 	if (!cq)
 		return;
-	ia.send_cq = B.scq;
-	ia.recv_cq = cq;
-	qp = ibv_create_qp(B.pd, &ia);
-	if (!qp || srd_qp_to_rts(qp, SRD_QKEY))
-		srd_die("QP on the last vector's CQ", errno);
+	qp = ud_qp_on(cq, "QP on the last vector's CQ");
 	srd_post_recv(qp, 9, B.buf, 2048, B.mr->lkey);
 	ksft_check_eq("ibv_req_notify_cq on the last vector", 0, ibv_req_notify_cq(cq, 0));
 	send_one(qp, 9, 64, 0);
