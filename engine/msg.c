@@ -13,7 +13,7 @@
  *   FREE --first packet, rx_begin ACCEPT--> ASSEMBLING --all placed--> COMPLETE
  *   FREE --rx_begin RNR--> RNR(attempt a) --packet of attempt > a--> (as FREE)
  *   FREE --rx_begin error--> REJECTED(reason)
- *   ASSEMBLING --no new segment for resp_timeout_us, or the QP flushed,
+ *   ASSEMBLING --no new segment for peer_timeout_us, or the QP flushed,
  *               or placement failed--> REJECTED (rx_abort)
  *   any --the sender's msg_base passes the id--> FREE (ASSEMBLING: rx_abort)
  *
@@ -344,7 +344,7 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 			s->progress_segs = peer->rx_new_segs;
 			if (peer->rx_stall_check_us == SRD_NO_DEADLINE)
 				peer->rx_stall_check_us =
-					now_us + peer->eng->cfg.resp_timeout_us;
+					now_us + peer->eng->cfg.peer_timeout_us;
 		}
 		s->in = in;
 		s->msg_len = p->msg_len;
@@ -506,7 +506,7 @@ assembling:
 /*
  * A sender that stops mid-message (crashed, cut off, or never meaning to
  * finish) would hold the receive, and the memory it pins, for good: a
- * receive with no new segment for resp_timeout_us is aborted, if the
+ * receive with no new segment for peer_timeout_us is aborted, if the
  * peer sent nothing new either, or sent more than eight rounds of new
  * segments of its other messages meanwhile.  A live sender serves the
  * messages it has started in turn (one segment each per round, and at
@@ -520,7 +520,7 @@ assembling:
 void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 {
 	uint32_t w = peer->eng->cfg.msg_window, i;
-	uint64_t timeout = peer->eng->cfg.resp_timeout_us, next = SRD_NO_DEADLINE;
+	uint64_t timeout = peer->eng->cfg.peer_timeout_us, next = SRD_NO_DEADLINE;
 	bool peer_silent = peer->rx_progress_us + timeout <= now_us;
 	struct srd_rx_slot *s;
 

@@ -159,7 +159,7 @@ enum srd_rx_data_verdict {
 enum srd_rx_data_verdict srd_rx_msg_on_data(struct srd_peer *peer,
 					    const struct srd_pkt *p,
 					    uint64_t now_us, uint8_t *reason);
-/* Abort the receives whose sender stopped (resp_timeout_us). */
+/* Abort the receives whose sender stopped (peer_timeout_us). */
 void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us);
 void srd_rx_msg_slide(struct srd_peer *peer, uint32_t new_base);
 

@@ -84,8 +84,8 @@ const char *srd_config_check(const struct srd_config *c)
 		return "rnr_backoff_min_us: not 0, at most rnr_backoff_max_us";
 	if (!c->pacing_burst_pkts || c->pacing_burst_pkts > c->cwnd_max_pkts)
 		return "pacing_burst_pkts: not 0, at most cwnd_max_pkts";
-	if (!c->resp_timeout_us)
-		return "resp_timeout_us: not 0";
+	if (!c->peer_timeout_us || c->peer_timeout_us > SRD_PEER_TIMEOUT_MAX_US)
+		return "peer_timeout_us: not 0, at most SRD_PEER_TIMEOUT_MAX_US";
 	return NULL;
 }
 
@@ -362,7 +362,8 @@ static void on_hello_timer(struct srd_peer *peer, uint64_t now_us)
 		peer->hello_due_us = SRD_NO_DEADLINE;
 		return;
 	}
-	if (peer->hello_tries > c->rto_retries_max) {
+	if (peer->hello_tries > c->rto_retries_max &&
+	    now_us - peer->hello_start_us >= c->peer_timeout_us) {
 		peer->ctr.peer_unreachable++;
 		peer->hello_due_us = SRD_NO_DEADLINE;
 		peer->hello_tries = 0;
@@ -437,6 +438,22 @@ uint64_t srd_peer_idle_us(const struct srd_peer *peer)
 	    peer->retx_head != peer->retx_tail)
 		return 0;
 	return srd_now(peer) - peer->last_active_us;
+}
+
+uint64_t srd_peer_evict_min_idle_us(const struct srd_engine *eng)
+{
+	const struct srd_config *c = &eng->cfg;
+	uint64_t budget;
+
+	/*
+	 * A run of expiries starts at most rto_max_us after the last ACK
+	 * progress and ends at the first expiry past both the count and
+	 * peer_timeout_us, up to rto_max_us later.
+	 */
+	budget = srd_max_u64(c->peer_timeout_us,
+			     (uint64_t)c->rto_max_us * (c->rto_retries_max + 1)) +
+		 2ull * c->rto_max_us;
+	return srd_max_u64(budget, SRD_PEER_EVICT_MIN_IDLE_US);
 }
 
 bool srd_peer_unanswered(const struct srd_peer *peer)

@@ -89,6 +89,7 @@ struct srd_peer {
 	uint32_t retired_next;
 	uint64_t hello_due_us;		/* PROBING with work: next HELLO */
 	uint32_t hello_tries;
+	uint64_t hello_start_us;	/* ... since the first of them */
 	uint64_t last_unsolicited_hello_us;
 	bool unsolicited_hello_sent;
 	bool challenge_sent;		/* a claimed new remote tag challenged */
@@ -97,6 +98,7 @@ struct srd_peer {
 	/* timing */
 	struct srd_rtt rtt;
 	uint32_t rto_backoff;		/* RTO expiries since the last ACK progress */
+	uint64_t rto_run_us;		/* ... the first of them */
 	uint64_t rto_at_us;		/* the last RTO: the next is timed from it */
 	bool rto_probe;			/* its resend may exceed the window */
 	struct srd_cc cc;
@@ -114,7 +116,7 @@ struct srd_peer {
 	uint64_t loss_deadline_us;
 	/*
 	 * No later than the first ASSEMBLING receive can have made no
-	 * progress for resp_timeout_us; SRD_NO_DEADLINE when none is.
+	 * progress for peer_timeout_us; SRD_NO_DEADLINE when none is.
 	 */
 	uint64_t rx_stall_check_us;
 	/* New segments placed, of every message of this peer: is it live? */

@@ -325,7 +325,15 @@ static void on_rto(struct srd_peer *peer, uint64_t now_us)
 	SRD_TRACE(peer, SRD_EV_RTO, peer->snd_una, 0, 0, 0, 0,
 		  peer->rto_backoff + 1,
 		  srd_rto_backed_off(&peer->rtt, cfg, peer->rto_backoff));
-	if (++peer->rto_backoff > cfg->rto_retries_max) {
+	if (first)
+		peer->rto_run_us = now_us;
+	/*
+	 * Given up only when silent for peer_timeout_us as well: an RTO of
+	 * 200 us spends the count in a second, and a live peer on a busy
+	 * host (a virtual CPU descheduled) can be silent for longer.
+	 */
+	if (++peer->rto_backoff > cfg->rto_retries_max &&
+	    now_us - peer->rto_run_us >= cfg->peer_timeout_us) {
 		peer->ctr.peer_unreachable++;
 		srd_tx_fail_all(peer, SRD_COMP_UNRESP_REMOTE, true);
 		srd_tx_reset_packets(peer);
@@ -423,7 +431,7 @@ static inline uint64_t rto_deadline(const struct srd_peer *peer)
 	       (e->ack_now ? reply_wait_us(peer) : 0);
 }
 
-/* READs whose response made no progress in resp_timeout_us. */
+/* READs whose response made no progress in peer_timeout_us. */
 static void await_timeouts(struct srd_peer *peer, uint64_t now_us)
 {
 	struct srd_tx_msg *m, **pp = &peer->awaiting;

@@ -320,6 +320,8 @@ struct srd_rdma_info {
 #define SRD_CC_TARGET_MAX_US	1000000u
 /* The longest interval between a receiver's drains: one minute. */
 #define SRD_CC_DRAIN_INTERVAL_MAX_US	60000000u
+/* The longest wait for a silent peer (peer_timeout_us): ten minutes. */
+#define SRD_PEER_TIMEOUT_MAX_US		600000000u
 
 /*
  * The engine's configuration, X(name, default): each a uint32_t of
@@ -343,6 +345,13 @@ struct srd_rdma_info {
  * - cc_target_queue_us 2000: above the noise of software paths (virtual
  *   machines, TCG, busy hosts: hundreds of microseconds of jitter), or
  *   the window reads that noise as a queue and sits at its floor.
+ * - peer_timeout_us 10 s: a peer is given up only when it has been silent
+ *   this long, whatever the RTO.  A virtual machine of a busy host stops
+ *   for seconds: with a budget of rto_retries_max expiries alone (0.9 to
+ *   3.25 s) a live peer behind such a stall was given up, and its
+ *   messages failed UNRESP_REMOTE (docs/performance.md, MPI under load;
+ *   the simulator's frozen_receiver).  TCP waits minutes, an RC QP at
+ *   MPI's usual timeout and retry count about 30 s.
  */
 #define SRD_CONFIG_FIELDS(X)						\
 	X(n_paths, 16)		/* entropy values per peer, 1..SRD_MAX_PATHS */ \
@@ -356,7 +365,8 @@ struct srd_rdma_info {
 	X(rto_init_us, 2000)	/* before the first RTT sample */	\
 	X(rto_min_us, 200)						\
 	X(rto_max_us, 250000)						\
-	/* RTO expiries in a row, no progress -> unreachable */	\
+	/* RTO expiries in a row, no progress -> unreachable, */	\
+	/* once peer_timeout_us past the first */			\
 	X(rto_retries_max, 12)						\
 	X(rto_floor_max_us, 5000) /* the adaptive floor grows up to this */ \
 	X(reorder_pkts, 64)	/* packet-threshold loss detection */	\
@@ -393,8 +403,8 @@ struct srd_rdma_info {
 	X(rnr_backoff_min_us, 100)					\
 	X(rnr_backoff_max_us, 100000)					\
 	X(hello_interval_us, 1000) /* least gap between unsolicited HELLOs */ \
-	/* RDMA read: no response progress -> fail */			\
-	X(resp_timeout_us, 5000000)
+	/* a silent peer is waited for this long (RTO, HELLO, READ, rx) */ \
+	X(peer_timeout_us, 10000000)
 
 #define SRD_CONFIG_MEMBER(name, def)	uint32_t name;
 struct srd_config {
@@ -788,19 +798,25 @@ void srd_peer_flush_qp(struct srd_peer *peer, uint32_t qpn);
 /*
  * How long the peer has had nothing to do, in microseconds: nothing
  * posted, in flight, awaited or being received, no packet either way.
- * 0 while busy.  Constant time.  An OS may destroy a peer idle for longer
- * than SRD_PEER_EVICT_MIN_IDLE_US to make room: nothing of it can still
- * arrive (the longest retry budget of the default config, rto_max_us
- * times rto_retries_max + 1, is 3.25 s).
+ * 0 while busy.  Constant time.  An OS may destroy a peer idle for
+ * srd_peer_evict_min_idle_us() or longer to make room: nothing of it can
+ * still arrive.
  */
 uint64_t srd_peer_idle_us(const struct srd_peer *peer);
+/*
+ * The least idle time after which a peer may be destroyed: longer than
+ * the retry budget of @eng's configuration (a sender that gets no ACK
+ * retransmits until then), and than SRD_PEER_EVICT_MIN_IDLE_US, for a
+ * remote that keeps the default budget.
+ */
+uint64_t srd_peer_evict_min_idle_us(const struct srd_engine *eng);
 /*
  * Whether the remote never answered: the peer never learned its tag, so
  * no DATA was ever sent or accepted either way.  Such a peer, once idle
  * at all, may be destroyed at once: nothing of it can be delivered twice.
  */
 bool srd_peer_unanswered(const struct srd_peer *peer);
-#define SRD_PEER_EVICT_MIN_IDLE_US	(5ull * 1000000)
+#define SRD_PEER_EVICT_MIN_IDLE_US	(11ull * 1000000)
 int srd_peer_path_stats(const struct srd_peer *peer, uint32_t path,
 			struct srd_path_stats *out);
 

@@ -25,7 +25,7 @@
  *   ACTIVE --response placed--> done, send_done(OK)
  *   ACTIVE --request ACKed--> AWAIT_RESP (out of the window, on
  *            peer->awaiting) --response placed--> done
- *   AWAIT_RESP --no response progress for resp_timeout_us--> UNRESP_REMOTE
+ *   AWAIT_RESP --no response progress for peer_timeout_us--> UNRESP_REMOTE
  *   AWAIT_RESP --NAK REMOTE_ACCESS / REMOTE_ABORT, failure, flush--> error
  *
  * Leaving the window at its ACK keeps a READ from holding a message id
@@ -115,7 +115,7 @@ struct srd_tx_msg *srd_tx_read_find(struct srd_peer *peer, uint32_t id)
 
 /*
  * The deadline list (peer->resp_due_head): a deadline is set to now +
- * resp_timeout_us, so a READ put back is nearly always the latest and
+ * peer_timeout_us, so a READ put back is nearly always the latest and
  * the walk from the tail stops at once.
  */
 static void due_unlink(struct srd_peer *peer, struct srd_tx_msg *m)
@@ -159,7 +159,7 @@ void srd_tx_unawait(struct srd_peer *peer, struct srd_tx_msg **pp)
 void srd_tx_resp_progress(struct srd_peer *peer, struct srd_tx_msg *m,
 			  uint64_t now_us)
 {
-	uint64_t d = now_us + peer->eng->cfg.resp_timeout_us;
+	uint64_t d = now_us + peer->eng->cfg.peer_timeout_us;
 
 	/* Packets come several a microsecond: often it stays put. */
 	if (m->state != SRD_TXM_AWAIT_RESP || d == m->resp_deadline_us) {
@@ -198,7 +198,7 @@ void srd_tx_await_resp(struct srd_peer *peer, struct srd_tx_msg *m,
 	srd_tx_leave_window(peer, m);
 	m->state = SRD_TXM_AWAIT_RESP;
 	if (!m->resp_claimed)
-		m->resp_deadline_us = now_us + peer->eng->cfg.resp_timeout_us;
+		m->resp_deadline_us = now_us + peer->eng->cfg.peer_timeout_us;
 	m->next = peer->awaiting;
 	peer->awaiting = m;
 	due_insert(peer, m);
@@ -353,6 +353,7 @@ int srd_send_msg(struct srd_peer *peer, const struct srd_send_req *req)
 	if (peer->state == SRD_PEER_PROBING &&
 	    peer->hello_due_us == SRD_NO_DEADLINE) {
 		peer->hello_tries = 0;
+		peer->hello_start_us = now_us;
 		peer->hello_due_us = now_us;	/* at once, below */
 		srd_peer_on_timer(peer);
 		return SRD_SEND_OK;

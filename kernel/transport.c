@@ -433,7 +433,7 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
  * and the engine has nothing for, preferring one whose remote never
  * answered (srd_peer_unanswered(): it delivered nothing, so it may go at
  * once), else the one idle longest if idle for peer_idle_s (never less
- * than the engine's SRD_PEER_EVICT_MIN_IDLE_US).  Under peers_lock.
+ * than srd_peer_evict_min_idle_us(), the retry budget).  Under peers_lock.
  * Nothing of an evicted peer can arrive any more (srd_peer_idle_us());
  * should its remote come back, it finds no peer and is answered as any
  * new remote is.
@@ -453,7 +453,7 @@ static bool srd_kpeer_evict(struct srd_transport *tp)
 	lockdep_assert_held(&tp->peers_lock);
 	if (time_before(jiffies, tp->evict_after))
 		return false;
-	min = max_t(u64, min, SRD_PEER_EVICT_MIN_IDLE_US);
+	min = max_t(u64, min, srd_peer_evict_min_idle_us(tp->engine));
 	list_for_each_entry(kp, &tp->peer_list, list) {
 		if (atomic_read(&kp->users))
 			continue;

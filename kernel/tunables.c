@@ -104,8 +104,11 @@ SRD_TUNABLE(cc_drain_interval_us, int,
 	    "SRD: how often a receiver has its senders drain the queue into it together, so each learns its base RTT, microseconds; 0: never, and ignore a peer's asking (-1: engine default, 1000000)",
 	    SRD_CFG(cc_drain_interval_us), SRD_UNSET(-1), .min = -1,
 	    .max = SRD_CC_DRAIN_INTERVAL_MAX_US, .v.s = -1);
+SRD_TUNABLE(peer_timeout_us, uint,
+	    "SRD: how long a silent peer is waited for before its work fails, microseconds, up to 600000000 (0: engine default, 10000000)",
+	    SRD_CFG(peer_timeout_us), SRD_UNSET(0), .max = SRD_PEER_TIMEOUT_MAX_US);
 SRD_TUNABLE(peer_idle_s, uint,
-	    "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400 (default 30)",
+	    "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400, never less than the retry budget (default 30)",
 	    .min = 5, .max = 86400, .v.u = 30);
 SRD_TUNABLE(pacing_gain_pct, int,
 	    "SRD: pace at cwnd/srtt times this percentage; 0: no pacing (-1: engine default)",

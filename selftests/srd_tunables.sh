@@ -80,6 +80,7 @@ refused_load() {
 refused_load n_paths=0 "rdma_srd: n_paths=0 is outside 1..128"
 refused_load n_paths=129 "rdma_srd: n_paths=129 is outside 1..128"
 refused_load peer_idle_s=4 "rdma_srd: peer_idle_s=4 is outside 5..86400"
+refused_load peer_timeout_us=600000001 "rdma_srd: peer_timeout_us=600000001 is outside 0..600000000"
 refused_load rto_min_us=300000 \
 	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
 
@@ -87,6 +88,7 @@ refused_load rto_min_us=300000 \
 reload_module
 declare -A DEFAULT=([n_paths]=16 [rto_min_us]=0 [ack_delay_us]=0
 		    [cc_target_queue_us]=0 [cc_target_us]=0 [peer_idle_s]=30
+		    [peer_timeout_us]=0
 		    [pacing_gain_pct]=-1 [cc_fs_range_us]=-1
 		    [cc_drain_interval_us]=-1)
 for t in "${!DEFAULT[@]}"; do
@@ -135,6 +137,12 @@ refused rto_min_us 250001 "$EINVAL" \
 	"rdma_srd: rto_min_us=250001 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
 refused rto_min_us 300000 "$EINVAL" \
 	"rdma_srd: rto_min_us=300000 would make the SRD tunables inconsistent (rto_min_us: not 0; rto_min_us and rto_floor_max_us at most rto_max_us)"
+
+taken peer_timeout_us 1
+taken peer_timeout_us 600000000
+taken peer_timeout_us 0
+refused peer_timeout_us 600000001 "$EINVAL" "rdma_srd: peer_timeout_us=600000001 is outside 0..600000000"
+refused peer_timeout_us -1 "$EINVAL"
 
 taken ack_delay_us 100
 refused ack_delay_us -1 "$EINVAL"

@@ -1510,7 +1510,11 @@ static uint64_t stall_end(const struct sim *s, struct sim_node *nd,
 			  uint64_t t_ns)
 {
 	const struct sim_params *p = s->p;
+	uint64_t freeze_ns = 1000ull * p->freeze_from_us;
 
+	if (p->freeze_len_us && nd->id == p->freeze_node &&
+	    t_ns >= freeze_ns && t_ns < freeze_ns + 1000ull * p->freeze_len_us)
+		return freeze_ns + 1000ull * p->freeze_len_us;
 	if (!p->stall_max_us)
 		return 0;
 	while (t_ns >= nd->stall_to_ns) {

@@ -110,6 +110,13 @@ struct sim_params {
 	 */
 	uint32_t stall_gap_us, stall_max_us;
 	/*
+	 * > 0: node freeze_node stops once, from freeze_from_us for
+	 * freeze_len_us, as a virtual machine of an overloaded host does;
+	 * as in a stall, what reaches it meanwhile waits for the end.
+	 */
+	int freeze_node;
+	uint32_t freeze_from_us, freeze_len_us;
+	/*
 	 * > 0: a fabric of this many links between every two nodes, as
 	 * switches with an L4 ECMP hash make one (BRIEF's multipath
 	 * recipe): each (source, destination, path) hashes to one link,

@@ -87,16 +87,16 @@ static void sc_outage_within_budget(struct sim_params *p)
 	p->rdma_pct = 30;
 }
 
+/* Longer than peer_timeout_us (10 s), and than 13 RTOs of 250 ms. */
 static void sc_outage_beyond_budget(struct sim_params *p)
 {
 	p->nodes = 3;
 	p->outage_a = 0;
 	p->outage_b = 1;
 	p->outage_from_us = 5000;
-	p->outage_len_us = 3000000;	/* 3 s */
-	p->post_window_us = 6000000;	/* posts before, during and after */
+	p->outage_len_us = 12000000;	/* 12 s */
+	p->post_window_us = 15000000;	/* posts before, during and after */
 	p->msgs_per_node = 100;
-	p->rto_retries_max = 8;
 	p->rdma_pct = 30;
 }
 
@@ -359,6 +359,40 @@ static void sc_stalls_deep(struct sim_params *p)
 {
 	sc_stalls(p);
 	p->depth = 16;
+}
+
+/*
+ * A receiver that stops for 4 s in the middle of traffic, as a guest of
+ * an overloaded host does (make bench's MPI rows under load): longer than
+ * 13 expiries of the largest RTO, 3.25 s, shorter than peer_timeout_us.
+ * Nothing may fail: the peer is live.  Both directions carry messages,
+ * 16 in flight, so the sender sees the RTO's at their largest.
+ */
+static void sc_frozen_receiver(struct sim_params *p)
+{
+	p->nodes = 2;
+	p->qps = 2;
+	p->msgs_per_node = 600;
+	p->post_window_us = 200000;
+	p->depth = 16;
+	p->rdma_pct = 30;
+	tcg_hosts(p);
+	p->freeze_node = 1;
+	p->freeze_from_us = 20000;
+	p->freeze_len_us = 4000000;
+}
+
+static bool check_frozen(const struct sim_params *p, const struct sim_result *r,
+			 char *why, size_t n)
+{
+	(void)p;
+	/* The count alone (rto_retries_max 12) would have given up. */
+	if (r->rto_expired <= 13) {
+		snprintf(why, n, "%llu RTOs: the freeze was not felt",
+			 (unsigned long long)r->rto_expired);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -757,7 +791,7 @@ static const struct scenario scenarios[] = {
 	  check_restart },
 	{ "outage_within_budget", "all paths 0<->1 down for 0.1 s, 30% RDMA",
 	  sc_outage_within_budget, NULL },
-	{ "outage_beyond_budget", "all paths 0<->1 down for 3 s, 30% RDMA",
+	{ "outage_beyond_budget", "all paths 0<->1 down for 12 s, 30% RDMA",
 	  sc_outage_beyond_budget, check_outage_beyond },
 	{ "incast_8_to_1", "8 senders x 24 x ~240 KB into one 10 Gb/s downlink", sc_incast,
 	  check_incast },
@@ -771,6 +805,8 @@ static const struct scenario scenarios[] = {
 	  sc_stalls, NULL },
 	{ "stalls_deep", "stalls' hosts and 64-byte sends, 16 in flight: pipelined",
 	  sc_stalls_deep, check_pipelined },
+	{ "frozen_receiver", "stalls' hosts, one of them stopped for 4 s mid-traffic: "
+	  "nothing fails", sc_frozen_receiver, check_frozen },
 	{ "multipath_mix", "4 links: 5% data loss on one, 5% ACK loss + 1 ms reordering on one, "
 	  "5% dup + 1% corrupt on one; 2000 msgs to 64 KiB, 16 deep", sc_multipath_mix,
 	  check_goodput },

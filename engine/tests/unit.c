@@ -2002,7 +2002,7 @@ static void test_receive_aborted_when_sender_stops(void)
 	uint64_t t0;
 	int left = 10;
 
-	c.resp_timeout_us = 100000;
+	c.peer_timeout_us = 100000;
 	pr = pair_new(&c);
 	a = pr->n[0];
 	b = pr->n[1];
@@ -2012,7 +2012,7 @@ static void test_receive_aborted_when_sender_stops(void)
 	pair_run(pr, t0 + 50000, false, sender_cut_off, &left);
 	CHECK(b->nrx == 1 && !b->rx[0].done && !b->rx[0].aborted,
 	      "the message is being received: %d receives", b->nrx);
-	CHECK(ectr(b->eng)->rx_msg_timeouts == 0, "no timeout before resp_timeout_us");
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 0, "no timeout before peer_timeout_us");
 	pair_run(pr, t0 + 1000000, false, sender_cut_off, &left);
 	CHECK(b->rx[0].aborted == 1 && !b->rx[0].done,
 	      "the stalled receive was aborted, not completed");
@@ -2130,7 +2130,7 @@ static void test_slow_sender_keeps_receives(void)
 	struct node *b;
 	int i, done = 0;
 
-	c.resp_timeout_us = 100000;
+	c.peer_timeout_us = 100000;
 	c.rto_max_us = 20000;	/* a retry at least every 45 ms: never silent */
 	c.msg_window = 8;
 	pr = pair_new(&c);
@@ -2172,7 +2172,7 @@ static bool starve_msg(struct pair *pr, struct qpkt *q, void *arg)
 /*
  * A live sender that sends its other messages but not the rest of one
  * (a bug, or a peer that means to hold the receive): once more than
- * eight rounds of others arrived and resp_timeout_us passed, that
+ * eight rounds of others arrived and peer_timeout_us passed, that
  * receive is aborted while the others still flow (the peer is not
  * silent), and they are delivered.
  */
@@ -2185,7 +2185,7 @@ static void test_left_behind_receive_aborted(void)
 	uint64_t t0;
 	int i, done = 0;
 
-	c.resp_timeout_us = 2000;
+	c.peer_timeout_us = 2000;
 	c.msg_window = 4;	/* eight rounds: 32 segments */
 	/*
 	 * A window that losses do not shrink, and room in the packet table
@@ -2209,7 +2209,7 @@ static void test_left_behind_receive_aborted(void)
 	for (i = 1; i < b->nrx; i++)
 		done += b->rx[i].done;
 	CHECK(b->nrx == 4 && b->rx[0].aborted == 1 && done < 3 &&
-	      pr->now < b->peer->rx_progress_us + c.resp_timeout_us,
+	      pr->now < b->peer->rx_progress_us + c.peer_timeout_us,
 	      "aborted while the others flow: %d receives, aborted %d, %d done",
 	      b->nrx, b->rx[0].aborted, done);
 	/*
@@ -2217,7 +2217,7 @@ static void test_left_behind_receive_aborted(void)
 	 * retransmission of the aborted one is NAKed: a timeout longer than
 	 * the sender's backed-off RTO from here on.
 	 */
-	b->eng->cfg.resp_timeout_us = 1000000;
+	b->eng->cfg.peer_timeout_us = 1000000;
 	pair_run(pr, t0 + 3000000, false, starve_msg, &st);
 	for (i = 1, done = 0; i < b->nrx; i++)
 		done += b->rx[i].done && rx_intact(&b->rx[i]);
@@ -2483,32 +2483,61 @@ static bool drop_all_data(struct pair *pr, struct qpkt *q, void *arg)
 	return q->data[1] == SRD_WOP_DATA || q->data[1] == SRD_WOP_HELLO;
 }
 
+/*
+ * The retry budget: a peer is unreachable after more than rto_retries_max
+ * expiries (or unanswered HELLOs) in a row, the first of them at least
+ * peer_timeout_us ago; the count alone, spent in well under a second at
+ * these RTOs, must not give up a peer silent for less than that.
+ */
 static void test_retry_budget_unreachable(void)
 {
 	struct srd_config c = small_cfg();
 	struct pair *pr = pair_new(&c);
+	uint64_t t0, rtos;
 
 	c.rto_retries_max = 4;
+	c.peer_timeout_us = 2000000;
 	node_stop(pr, 0);
 	node_start(pr, 0, &c);
-	/* The handshake never completes: posted sends fail. */
+	/* The handshake never completes: posted sends fail, not before. */
 	send_one(pr, 0, 100, 1, 7);
-	pair_run(pr, 100000000, false, drop_all_data, NULL);
+	t0 = pr->now;
+	pair_run(pr, t0 + c.peer_timeout_us - 1000, false, drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 0 &&
+	      ectr(pr->n[0]->eng)->hellos_sent > c.rto_retries_max + 1,
+	      "handshake: %llu HELLOs, no failure before peer_timeout_us",
+	      (unsigned long long)ectr(pr->n[0]->eng)->hellos_sent);
+	pair_run(pr, t0 + 100000000, false, drop_all_data, NULL);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 1, "handshake: UNRESP_REMOTE");
 	/* Established, then DATA black-holed. */
 	send_one(pr, 0, 100, 2, 7);
 	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 1, "reachable again");
 	send_one(pr, 0, 5000, 3, 7);
-	pair_run(pr, pr->now + 100000000, false, drop_all_data, NULL);
-	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 2 &&
-	      ectr(pr->n[0]->eng)->rto_expired == 5,
-	      "data: UNRESP_REMOTE after %u RTOs, got %llu", c.rto_retries_max + 1,
-	      (unsigned long long)ectr(pr->n[0]->eng)->rto_expired);
+	t0 = pr->now;
+	pair_run(pr, t0 + c.peer_timeout_us - 1000, false, drop_all_data, NULL);
+	rtos = ectr(pr->n[0]->eng)->rto_expired;
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 1 &&
+	      rtos > c.rto_retries_max + 1,
+	      "data: %llu RTOs, no failure before peer_timeout_us",
+	      (unsigned long long)rtos);
+	pair_run(pr, t0 + c.peer_timeout_us + 2 * c.rto_max_us + 1000, false,
+		 drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 2,
+	      "data: UNRESP_REMOTE once silent for peer_timeout_us");
 	/* The device keeps working. */
 	send_one(pr, 0, 100, 4, 7);
 	pair_run(pr, pr->now + 1000000, false, no_drop, NULL);
 	CHECK(pr->n[0]->sends_done[SRD_COMP_OK] == 2, "works after the failure");
+	/* A short peer_timeout_us: the count rules, rto_retries_max + 1. */
+	pr->n[0]->eng->cfg.peer_timeout_us = 1;
+	rtos = ectr(pr->n[0]->eng)->rto_expired;
+	send_one(pr, 0, 5000, 5, 7);
+	pair_run(pr, pr->now + 100000000, false, drop_all_data, NULL);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_UNRESP_REMOTE] == 3 &&
+	      ectr(pr->n[0]->eng)->rto_expired - rtos == c.rto_retries_max + 1,
+	      "data: UNRESP_REMOTE after %u RTOs, got %llu", c.rto_retries_max + 1,
+	      (unsigned long long)(ectr(pr->n[0]->eng)->rto_expired - rtos));
 	pair_free(pr);
 }
 
@@ -3387,7 +3416,7 @@ static void test_rdma_read_response_timeout(void)
 	struct rdbuf *rd = rdbuf_new(8192);
 	uint64_t t0;
 
-	c.resp_timeout_us = 100000;
+	c.peer_timeout_us = 100000;
 	node_stop(pr, 0);
 	node_start(pr, 0, &c);
 	t0 = pr->now;
@@ -3398,7 +3427,7 @@ static void test_rdma_read_response_timeout(void)
 	      ectr(a->eng)->resp_timeouts == 1,
 	      "the read failed UNRESP_REMOTE by its timeout: %d done", a->ndone);
 	CHECK(a->last_done_us - t0 >= 100000 && a->last_done_us - t0 < 200000,
-	      "after resp_timeout_us: %llu us",
+	      "after peer_timeout_us: %llu us",
 	      (unsigned long long)(a->last_done_us - t0));
 	CHECK(all_byte(rd->buf, rd->len, 0xee), "nothing placed");
 	rdbuf_free(rd);
@@ -3527,7 +3556,7 @@ static void test_rdma_read_index(void)
 	const char *why;
 	int i, timed_out;
 
-	c.resp_timeout_us = 100000;
+	c.peer_timeout_us = 100000;
 	node_stop(pr, 0);
 	node_start(pr, 0, &c);
 	for (i = 0; i < 20; i++) {
