@@ -44,6 +44,7 @@
 #include <net/ipv6.h>
 
 #include "srd.h"
+#include "fault.h"
 #include "trace.h"
 
 struct srd_kpeer {
@@ -78,6 +79,7 @@ struct srd_transport {
 	unsigned int npeers;
 	unsigned long evict_after;	/* jiffies: srd_kpeer_evict() */
 	struct dentry *debugfs;
+	struct srd_faults faults;	/* debugfs faults: fault.c */
 };
 
 static struct dentry *srd_debugfs_root;
@@ -235,6 +237,9 @@ static int srd_os_transmit(void *os, void *peer_os,
 	struct sk_buff *skb;
 	int err;
 
+	/* Lost on the way, as far as the engine knows. */
+	if (srd_fault_drop(&kp->tp->faults, &kp->dgid, false))
+		return 0;
 	skb = srd_xmit_alloc(sdev, d->hdr_len + d->payload_len,
 			     GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
@@ -269,7 +274,11 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 					   struct srd_inbound **in)
 {
 	struct srd_kpeer *kp = peer_os;
+	enum srd_rx_verdict v;
 
+	v = srd_fault_rx_begin(&kp->tp->faults, info);
+	if (v != SRD_RX_ACCEPT)
+		return v;
 	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, in);
 }
 
@@ -592,6 +601,8 @@ static void srd_transport_reply(struct srd_dev *sdev, const union ib_gid *sgid,
 {
 	struct sk_buff *skb;
 
+	if (srd_fault_drop(&sdev->transport->faults, dgid, false))
+		return;
 	skb = srd_xmit_alloc(sdev, len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
@@ -625,6 +636,8 @@ void srd_transport_recv(struct srd_dev *sdev, struct sk_buff *skb,
 	size_t len, head_len;
 	const u8 *buf;
 
+	if (srd_fault_drop(&tp->faults, sgid, true))
+		return;
 	/* All the engine reads: srd_peer_on_packet_head(). */
 	len = skb->len - hdr_offset;
 	if (!pskb_may_pull(skb, hdr_offset + min_t(size_t, len, SRD_HDR_MAX_BYTES))) {
@@ -806,6 +819,7 @@ int srd_transport_init(struct srd_dev *sdev)
 	tp->n_paths = cfg.n_paths;
 	tp->peer_bound_bytes = srd_peer_mem_bound_bytes(&cfg);
 	spin_lock_init(&tp->peers_lock);
+	srd_faults_init(&tp->faults);
 	hash_init(tp->peers);
 	tp->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&tp->peer_list);
@@ -828,6 +842,7 @@ void srd_transport_debugfs_add(struct srd_dev *sdev)
 					 srd_debugfs_root);
 	debugfs_create_file("paths", 0400, tp->debugfs, tp, &srd_paths_fops);
 	debugfs_create_file("mem", 0400, tp->debugfs, tp, &srd_mem_fops);
+	srd_faults_debugfs_add(&tp->faults, tp->debugfs);
 }
 
 /*
