@@ -2,9 +2,9 @@
 /*
  * softsrd: the messages between the verbs queues and the wire, as the
  * files that handle them share them: segs.c (their local memory, UD's
- * too), requester.c (SRD sends and RDMA requests), receiver.c (incoming
- * messages, the engine's receive upcalls), responder.c (incoming RDMA),
- * send.c and recv.c (UD datagrams).
+ * too), requester.c (SRD sends and RDMA requests), responder.c (every
+ * incoming message, the engine's receive upcalls), sq.c and ud.c (UD
+ * datagrams).
  */
 #ifndef _SRD_MESSAGE_H
 #define _SRD_MESSAGE_H
@@ -113,23 +113,5 @@ u32 srd_segs_len(const struct srd_msg_seg *seg, u32 nseg);
 u32 srd_sge_len(const struct srd_sge *sge, u32 num_sge);
 int srd_segs_write_skb(struct srd_msg_seg *seg, u32 nseg, u32 offset,
 		       const struct sk_buff *skb, int skb_off, u32 len);
-
-/* receiver.c */
-enum srd_rx_verdict srd_receiver_claim(struct srd_qp *qp,
-				       const struct srd_rx_msg_info *info,
-				       struct srd_recv_msg **msgp);
-enum srd_rx_verdict srd_receiver_unsolicited(struct srd_qp *qp,
-					     struct srd_recv_msg **msgp);
-void srd_receiver_recv_done(struct srd_recv_msg *msg);
-void srd_receiver_recv_abort(struct srd_recv_msg *msg);
-
-/* responder.c */
-void srd_responder_finish(struct srd_rdma_target *t, bool done);
-enum srd_rx_verdict srd_responder_begin(struct srd_qp *qp,
-					const union ib_gid *remote,
-					const struct srd_rx_msg_info *info,
-					struct srd_inbound **inp);
-int srd_responder_write(struct srd_rdma_target *t, u32 offset,
-			const struct sk_buff *skb, int skb_off, u32 len);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softsrd: queue pairs — creation, the state machine, flushing, and
- * destruction.  The datapath is in send.c and recv.c.
+ * destruction.  The datapath is in sq.c, ud.c and the SRD files.
  */
 
 #include <linux/log2.h>
@@ -555,4 +555,12 @@ int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	srd_qpn_free(sdev, ibqp->qp_num);
 	atomic64_dec(&sdev->counters[SRD_CNT_QPS]);
 	return 0;
+}
+
+int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	/* Userspace posts receives to the shared ring; kernel users none. */
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
 }

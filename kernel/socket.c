@@ -125,7 +125,12 @@ static int srd_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		ib_device_put(&sdev->ibdev);
 		goto drop;
 	}
-	srd_recv(sdev, skb, sizeof(struct udphdr), &sgid, &dgid, hop_limit);
+	/* The SRD transport's packets to its engine, which parses them. */
+	if (srd_wire_is_transport(skb->data + sizeof(struct udphdr)))
+		srd_transport_recv(sdev, skb, sizeof(struct udphdr), &sgid, &dgid);
+	else
+		srd_ud_recv(sdev, skb, sizeof(struct udphdr), &sgid, &dgid,
+			    hop_limit);
 	ib_device_put(&sdev->ibdev);
 	consume_skb(skb);
 	return 0;

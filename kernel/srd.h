@@ -513,7 +513,7 @@ void srd_gid_schedule_sync(struct srd_dev *sdev);
 int srd_query_gid(struct ib_device *ibdev, u32 port, int index,
 		  union ib_gid *gid);
 
-/* verbs.c */
+/* ucontext.c */
 int srd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void srd_dealloc_ucontext(struct ib_ucontext *ibuc);
 int srd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -524,7 +524,7 @@ void srd_limits_init(struct srd_limits *limits);
 const char *srd_limits_name(const struct srd_limits *limits);
 void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe);
 
-/* queue.c */
+/* ring.c */
 struct srd_ring *srd_ring_create(struct ib_ucontext *uctx, u32 num_entries,
 				 u32 stride);
 void srd_ring_destroy(struct srd_ring *ring);
@@ -621,14 +621,14 @@ int srd_rq_claim(struct srd_qp *qp);
 void srd_qp_set_error(struct srd_qp *qp);
 void srd_qp_flush_rq(struct srd_qp *qp);
 void srd_qp_flush_sq(struct srd_qp *qp);
-
-/* send.c */
-int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr);
 int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 
-/* send.c, SRD QPs */
+/* sq.c: the send queue's doorbell */
+int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+
+/* sq.c, SRD QPs */
 void srd_sq_work(struct work_struct *work);
 void srd_sq_publish(struct srd_qp *qp);
 
@@ -639,7 +639,6 @@ unsigned int srd_tunables_peer_idle_s(void);
 /* transport.c: the engine's OS layer */
 struct srd_kpeer;
 int srd_transport_init(struct srd_dev *sdev);
-void srd_transport_debugfs_add(struct srd_dev *sdev);
 void srd_transport_fini(struct srd_dev *sdev);
 struct srd_kpeer *srd_kpeer_get(struct srd_dev *sdev,
 				const union ib_gid *sgid,
@@ -652,8 +651,11 @@ void srd_transport_flush_qp(struct srd_qp *qp);
 int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req,
 		   const struct srd_qp *qp, u32 flush_gen);
 void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out);
+
+/* debugfs.c: /sys/kernel/debug/rdma_srd */
 int srd_debugfs_init(void);
 void srd_debugfs_exit(void);
+void srd_transport_debugfs_add(struct srd_dev *sdev);
 
 /* requester.c: SRD sends and RDMA requests, to the engine */
 struct srd_outbound;
@@ -666,7 +668,7 @@ struct srd_send_result {
 
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		       struct srd_send_result *res);
-/* send.c: the checks and fields every send WQE shares, UD or SRD */
+/* sq.c: the checks and fields every send WQE shares, UD or SRD */
 bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 			u32 max_sge, u32 *len, struct srd_send_result *res);
 u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe);
@@ -676,25 +678,27 @@ void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st);
 void srd_requester_read_data(struct srd_outbound *msg, u32 offset,
 			     const struct sk_buff *skb, int skb_off, u32 len);
 
-/* responder.c: incoming RDMA WRITE and READ */
+/* responder.c: every incoming message, the engine's receive upcalls */
 struct srd_inbound;
+enum srd_rx_verdict srd_responder_begin(struct srd_dev *sdev,
+					const union ib_gid *remote,
+					const struct srd_rx_msg_info *info,
+					struct srd_inbound **inp);
+int srd_responder_data(struct srd_inbound *in, u32 offset,
+		       const struct sk_buff *skb, int skb_off, u32 len);
+void srd_responder_done(struct srd_inbound *in);
+void srd_responder_abort(struct srd_inbound *in);
+/* ... and a READ's response */
 int srd_responder_gather(struct srd_inbound *in, u32 offset, u8 *dst,
 			 u32 len);
-void srd_responder_done(struct srd_inbound *in, enum srd_comp_status st);
+void srd_responder_resp_done(struct srd_inbound *in, enum srd_comp_status st);
 
-/* receiver.c: incoming messages, the engine's receive upcalls */
-enum srd_rx_verdict srd_receiver_begin(struct srd_dev *sdev,
-				       const union ib_gid *remote,
-				       const struct srd_rx_msg_info *info,
-				       struct srd_inbound **inp);
-int srd_receiver_data(struct srd_inbound *in, u32 offset,
-		      const struct sk_buff *skb, int skb_off, u32 len);
-void srd_receiver_done(struct srd_inbound *in);
-void srd_receiver_abort(struct srd_inbound *in);
-
-/* recv.c */
-void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
-	      const union ib_gid *sgid, const union ib_gid *dgid, u8 hop_limit);
+/* ud.c */
+void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		 struct srd_send_result *res);
+void srd_ud_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
+		 const union ib_gid *sgid, const union ib_gid *dgid,
+		 u8 hop_limit);
 
 /* socket.c */
 int srd_net_get(struct net *net, struct srd_net **snetp);

@@ -4,7 +4,7 @@
  * device, one peer per (local GID, remote GID), a softirq hrtimer per
  * peer, and the struct srd_ops the engine calls: time, randomness,
  * allocation, timers, packet transmit, and the message upcalls of
- * requester.c, receiver.c and responder.c.
+ * requester.c (what we send) and responder.c (what arrives).
  *
  * Lifetime and locking:
  *  - struct srd_transport lives from srd_transport_init() (newlink) to
@@ -39,50 +39,12 @@
 #include <linux/debugfs.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
-#include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <net/ipv6.h>
 
 #include "srd.h"
-#include "fault.h"
+#include "transport.h"
 #include "trace.h"
-
-struct srd_kpeer {
-	struct srd_transport *tp;
-	struct hlist_node hnode;	/* tp->peers: peers_lock, RCU */
-	struct list_head list;		/* tp->peer_list: peers_lock, RCU */
-	struct rcu_head rcu;
-	atomic_t users;			/* messages holding it: srd_kpeer_get() */
-	union ib_gid sgid;		/* ours */
-	union ib_gid dgid;		/* the remote device's */
-	u16 port_salt;
-
-	spinlock_t lock;		/* (BH) every engine call for it, dead */
-	bool dead;
-	struct sk_buff_head txq;	/* built under lock, to send after it */
-	struct srd_peer *peer;		/* the engine's */
-	struct hrtimer timer;
-	u64 deadline_us;		/* the engine's next deadline */
-	u64 armed_us;			/* when the queued timer fires */
-	unsigned int armed_cpu;		/* whose queue it is on: pinned */
-};
-
-struct srd_transport {
-	struct srd_dev *sdev;
-	struct srd_engine *engine;
-	u32 n_paths;
-	size_t peer_bound_bytes;	/* srd_peer_mem_bound_bytes() */
-	spinlock_t peers_lock;		/* (BH) peers, peer_list: see above */
-	DECLARE_HASHTABLE(peers, 8);
-	u32 hash_seed;			/* of peers' buckets: random */
-	struct list_head peer_list;
-	unsigned int npeers;
-	unsigned long evict_after;	/* jiffies: srd_kpeer_evict() */
-	struct dentry *debugfs;
-	struct srd_faults faults;	/* debugfs faults: fault.c */
-};
-
-static struct dentry *srd_debugfs_root;
 
 /* What a queued packet still needs: its UDP source port (the path). */
 struct srd_xmit_cb {
@@ -224,11 +186,6 @@ static void srd_os_timer_set(void *os, void *peer_os, u64 deadline_us)
 }
 
 /* The UDP source port of a path: docs/protocol.md, "Transport and entropy". */
-static u16 srd_kpeer_src_port(const struct srd_kpeer *kp, u32 path)
-{
-	return srd_wire_src_port(kp->port_salt + path);
-}
-
 static int srd_os_transmit(void *os, void *peer_os,
 			   const struct srd_tx_desc *d)
 {
@@ -279,7 +236,7 @@ static enum srd_rx_verdict srd_os_rx_begin(void *os, void *peer_os,
 	v = srd_fault_rx_begin(&kp->tp->faults, info);
 	if (v != SRD_RX_ACCEPT)
 		return v;
-	return srd_receiver_begin(kp->tp->sdev, &kp->dgid, info, in);
+	return srd_responder_begin(kp->tp->sdev, &kp->dgid, info, in);
 }
 
 /*
@@ -297,18 +254,18 @@ static int srd_os_rx_data(void *os, struct srd_inbound *in, u32 offset,
 {
 	const struct srd_rx_skb *rs = pl->pkt;
 
-	return srd_receiver_data(in, offset, rs->skb, rs->hdr_offset + pl->off,
-				 pl->len);
+	return srd_responder_data(in, offset, rs->skb, rs->hdr_offset + pl->off,
+				  pl->len);
 }
 
 static void srd_os_rx_done(void *os, struct srd_inbound *in)
 {
-	srd_receiver_done(in);
+	srd_responder_done(in);
 }
 
 static void srd_os_rx_abort(void *os, struct srd_inbound *in)
 {
-	srd_receiver_abort(in);
+	srd_responder_abort(in);
 }
 
 static void srd_os_send_done(void *os, struct srd_outbound *out,
@@ -329,7 +286,7 @@ static void srd_os_read_data(void *os, struct srd_outbound *out, u32 offset,
 static void srd_os_resp_done(void *os, struct srd_inbound *in,
 			     enum srd_comp_status st)
 {
-	srd_responder_done(in, st);
+	srd_responder_resp_done(in, st);
 }
 
 /* Called only while an rdma_srd trace event is enabled (trace.h). */
@@ -721,75 +678,6 @@ void srd_transport_counters(struct srd_dev *sdev, struct srd_counters *out)
 	spin_unlock_bh(&tp->peers_lock);
 }
 
-/* --- debugfs: per-path statistics -------------------------------------- */
-
-static int srd_paths_show(struct seq_file *s, void *unused)
-{
-	struct srd_transport *tp = s->private;
-	struct srd_path_stats ps;
-	struct srd_peer_info pi;
-	struct srd_kpeer *kp;
-	u32 i;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(kp, &tp->peer_list, list) {
-		spin_lock_bh(&kp->lock);
-		if (kp->dead) {
-			spin_unlock_bh(&kp->lock);
-			continue;
-		}
-		srd_peer_get_info(kp->peer, &pi);
-		/* The window may be below one packet: two decimals. */
-		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u rx_assembling %u\n",
-			   kp->dgid.raw, kp->sgid.raw, pi.local_tag, pi.remote_tag,
-			   pi.cwnd_pkts_x256 / 256,
-			   pi.cwnd_pkts_x256 % 256 * 100 / 256, pi.srtt_us,
-			   pi.rto_us, pi.min_rtt_us, pi.inflight_pkts,
-			   pi.rx_assembling);
-		for (i = 0; i < tp->n_paths; i++) {
-			if (srd_peer_path_stats(kp->peer, i, &ps))
-				break;
-			seq_printf(s, "peer %pI6 path %u port %u state %s srtt_us %u tx %llu acked %llu lost %llu timeouts %llu avoided %llu recovered %llu\n",
-				   kp->dgid.raw, i, srd_kpeer_src_port(kp, i),
-				   srd_path_state_name(ps.state),
-				   ps.srtt_us, ps.tx_pkts, ps.acked_pkts,
-				   ps.lost_pkts, ps.timeouts, ps.avoided,
-				   ps.recovered);
-		}
-		spin_unlock_bh(&kp->lock);
-	}
-	rcu_read_unlock();
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(srd_paths);
-
-/*
- * debugfs mem: what the engine holds against its bound, for the packet
- * fuzzer (selftests/srd_packet_fuzz.sh): at most a few pages for the
- * engine itself plus peer_bound_bytes per peer.
- */
-static int srd_mem_show(struct seq_file *s, void *unused)
-{
-	struct srd_transport *tp = s->private;
-
-	seq_printf(s, "engine_bytes %lld peers %u peer_bound_bytes %zu\n",
-		   (long long)atomic64_read(&tp->sdev->engine_bytes),
-		   READ_ONCE(tp->npeers), tp->peer_bound_bytes);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(srd_mem);
-
-int srd_debugfs_init(void)
-{
-	srd_debugfs_root = debugfs_create_dir("rdma_srd", NULL);
-	return 0;
-}
-
-void srd_debugfs_exit(void)
-{
-	debugfs_remove_recursive(srd_debugfs_root);
-}
-
 /* --- a device's transport ---------------------------------------------- */
 
 int srd_transport_init(struct srd_dev *sdev)
@@ -831,18 +719,6 @@ int srd_transport_init(struct srd_dev *sdev)
 	}
 	sdev->transport = tp;
 	return 0;
-}
-
-/* After registration: the device has its name. */
-void srd_transport_debugfs_add(struct srd_dev *sdev)
-{
-	struct srd_transport *tp = sdev->transport;
-
-	tp->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
-					 srd_debugfs_root);
-	debugfs_create_file("paths", 0400, tp->debugfs, tp, &srd_paths_fops);
-	debugfs_create_file("mem", 0400, tp->debugfs, tp, &srd_mem_fops);
-	srd_faults_debugfs_add(&tp->faults, tp->debugfs);
 }
 
 /*

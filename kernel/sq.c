@@ -3,13 +3,9 @@
  * softsrd: the send queue.  The provider fills SQ slots and rings a
  * doorbell (a POST_SEND with no work requests); the doorbell consumes the
  * ring here, in the caller's process context.  A UD send goes out at once
- * and completes here; an SRD send goes to the transport (requester.c), which
- * completes it later.
+ * (ud.c) and completes here; an SRD send goes to the transport
+ * (requester.c), which completes it later.
  */
-
-#include <linux/jhash.h>
-#include <linux/skbuff.h>
-#include <net/ipv6.h>
 
 #include "srd.h"
 #include "message.h"
@@ -18,30 +14,6 @@ static void srd_sq_fail_wqe(struct srd_send_result *res, u8 status, u32 verr)
 {
 	res->status = status;
 	res->vendor_err = verr;
-}
-
-/*
- * The UDP source port of a UD flow: fixed for a (source QP, destination
- * QP) pair, so one flow keeps one path and its order.
- */
-static u16 srd_ud_src_port(u32 src_qpn, u32 dst_qpn)
-{
-	return srd_wire_src_port(jhash_2words(src_qpn, dst_qpn, 0));
-}
-
-/* Gather the SGEs of a UD send into @dst.  Returns a vendor error. */
-static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
-		      u32 num_sge, u8 *dst, u32 len)
-{
-	struct srd_msg_seg seg[SRD_MAX_SEND_SGE];
-	u32 n, verr;
-
-	verr = srd_segs_get(qp, sge, num_sge, 0, len, seg, &n);
-	if (verr)
-		return verr;
-	srd_segs_copy(seg, n, 0, dst, len, false);
-	srd_segs_put(seg, n);
-	return SRD_VERR_NONE;
 }
 
 /*
@@ -77,67 +49,6 @@ u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe)
 {
 	return wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
 					       wqe->remote_qkey;
-}
-
-static void srd_sq_send_ud(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-			   struct srd_send_result *res)
-{
-	struct srd_dev *sdev = qp->sdev;
-	const struct srd_sge *sge = (const void *)(wqe + 1);
-	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
-	struct srd_ud_hdr hdr;
-	union ib_gid sgid, dgid;
-	struct sk_buff *skb;
-	u32 len, verr;
-	int err;
-
-	if (!(rule.qps & SRD_WQE_ON_UD))
-		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR,
-				     SRD_VERR_BAD_OPCODE);
-	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
-		return;
-	if (len > srd_port_mtu_bytes(sdev))
-		return srd_sq_fail_wqe(res, IB_WC_LOC_LEN_ERR,
-				     SRD_VERR_MSG_TOO_LONG);
-	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
-		return srd_sq_fail_wqe(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
-
-	skb = srd_xmit_alloc(sdev, SRD_HDR_UD_BYTES + len, GFP_KERNEL);
-	if (!skb)
-		return srd_sq_fail_wqe(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
-
-	hdr = (struct srd_ud_hdr){
-		.opcode = rule.rules & SRD_WQE_RULE_IMM ?
-			  SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
-		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
-		.dst_qpn = wqe->remote_qpn,
-		.src_qpn = qp->ibqp.qp_num,
-		.qkey = srd_sq_wqe_qkey(qp, wqe),
-		.imm_data = be32_to_cpu(wqe->imm_data),
-	};
-	srd_wire_put_ud(skb_put(skb, SRD_HDR_UD_BYTES), &hdr);
-
-	if (wqe->flags & SRD_WQE_INLINE) {
-		skb_put_data(skb, wqe + 1, len);
-	} else {
-		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len),
-				  len);
-		if (verr) {
-			kfree_skb(skb);
-			return srd_sq_fail_wqe(res, IB_WC_LOC_PROT_ERR, verr);
-		}
-	}
-
-	err = srd_xmit(sdev, skb, &sgid, &dgid,
-		       srd_ud_src_port(qp->ibqp.qp_num, wqe->remote_qpn));
-	if (err) {
-		/* A datagram service: the loss is counted, not fatal. */
-		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
-		ibdev_dbg_ratelimited(&sdev->ibdev, "QP %u: send to %pI6 failed: %d\n",
-				      qp->ibqp.qp_num, dgid.raw, err);
-		return;
-	}
-	srd_count_one(sdev, SRD_CNT_TX_PACKETS);
 }
 
 /*
@@ -232,7 +143,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		memcpy(wqe, srd_ring_slot(ring, qp->sq.cons), ring->stride);
 		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
 		if (!qp->is_srd) {
-			srd_sq_send_ud(qp, wqe, &res);
+			srd_ud_send(qp, wqe, &res);
 		} else if (srd_requester_post(qp, wqe, &res) == -EAGAIN) {
 			/* The peer is full: try again shortly. */
 			WRITE_ONCE(qp->sq_blocked, true);
@@ -305,12 +216,4 @@ int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	mutex_unlock(&qp->sq_mutex);
 	return err;
-}
-
-int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
-{
-	/* Userspace posts receives to the shared ring; kernel users none. */
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
 }

@@ -1,14 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softsrd: the receive path of UD QPs, in softirq context: from the SRD
- * header of a datagram to a receive completion.
+ * softsrd: UD QPs' datagrams, both ways.  A send goes out at once from
+ * the doorbell (sq.c), in process context; a datagram received, in
+ * softirq context, goes from its SRD header to a receive completion.
  */
 
+#include <linux/jhash.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
 #include "srd.h"
 #include "message.h"
+
+static void srd_ud_fail(struct srd_send_result *res, u8 status, u32 verr)
+{
+	res->status = status;
+	res->vendor_err = verr;
+}
+
+/*
+ * The UDP source port of a UD flow: fixed for a (source QP, destination
+ * QP) pair, so one flow keeps one path and its order.
+ */
+static u16 srd_ud_src_port(u32 src_qpn, u32 dst_qpn)
+{
+	return srd_wire_src_port(jhash_2words(src_qpn, dst_qpn, 0));
+}
+
+/* Gather the SGEs of a UD send into @dst.  Returns a vendor error. */
+static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
+		      u32 num_sge, u8 *dst, u32 len)
+{
+	struct srd_msg_seg seg[SRD_MAX_SEND_SGE];
+	u32 n, verr;
+
+	verr = srd_segs_get(qp, sge, num_sge, 0, len, seg, &n);
+	if (verr)
+		return verr;
+	srd_segs_copy(seg, n, 0, dst, len, false);
+	srd_segs_put(seg, n);
+	return SRD_VERR_NONE;
+}
+
+void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		 struct srd_send_result *res)
+{
+	struct srd_dev *sdev = qp->sdev;
+	const struct srd_sge *sge = (const void *)(wqe + 1);
+	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
+	struct srd_ud_hdr hdr;
+	union ib_gid sgid, dgid;
+	struct sk_buff *skb;
+	u32 len, verr;
+	int err;
+
+	if (!(rule.qps & SRD_WQE_ON_UD))
+		return srd_ud_fail(res, IB_WC_LOC_QP_OP_ERR,
+				   SRD_VERR_BAD_OPCODE);
+	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
+		return;
+	if (len > srd_port_mtu_bytes(sdev))
+		return srd_ud_fail(res, IB_WC_LOC_LEN_ERR,
+				   SRD_VERR_MSG_TOO_LONG);
+	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
+		return srd_ud_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
+
+	skb = srd_xmit_alloc(sdev, SRD_HDR_UD_BYTES + len, GFP_KERNEL);
+	if (!skb)
+		return srd_ud_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
+
+	hdr = (struct srd_ud_hdr){
+		.opcode = rule.rules & SRD_WQE_RULE_IMM ?
+			  SRD_OP_UD_SEND_WITH_IMM : SRD_OP_UD_SEND,
+		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
+		.dst_qpn = wqe->remote_qpn,
+		.src_qpn = qp->ibqp.qp_num,
+		.qkey = srd_sq_wqe_qkey(qp, wqe),
+		.imm_data = be32_to_cpu(wqe->imm_data),
+	};
+	srd_wire_put_ud(skb_put(skb, SRD_HDR_UD_BYTES), &hdr);
+
+	if (wqe->flags & SRD_WQE_INLINE) {
+		skb_put_data(skb, wqe + 1, len);
+	} else {
+		verr = srd_gather(qp, sge, wqe->num_sge, skb_put(skb, len),
+				  len);
+		if (verr) {
+			kfree_skb(skb);
+			return srd_ud_fail(res, IB_WC_LOC_PROT_ERR, verr);
+		}
+	}
+
+	err = srd_xmit(sdev, skb, &sgid, &dgid,
+		       srd_ud_src_port(qp->ibqp.qp_num, wqe->remote_qpn));
+	if (err) {
+		/* A datagram service: the loss is counted, not fatal. */
+		srd_count_one(sdev, SRD_CNT_TX_ERRORS);
+		ibdev_dbg_ratelimited(&sdev->ibdev, "QP %u: send to %pI6 failed: %d\n",
+				      qp->ibqp.qp_num, dgid.raw, err);
+		return;
+	}
+	srd_count_one(sdev, SRD_CNT_TX_PACKETS);
+}
+
+/* --- receive ---------------------------------------------------------- */
 
 struct srd_recv_ctx {
 	struct srd_ud_hdr hdr;
@@ -157,22 +253,18 @@ out:
 }
 
 /*
- * A datagram for @sdev.  The SRD header is at @hdr_offset, its first
+ * A UD datagram for @sdev (socket.c sends the SRD transport's packets to
+ * transport.c).  The SRD header is at @hdr_offset, its first
  * SRD_HDR_COMMON_BYTES in the linear area.  The caller owns, and frees,
  * the skb.
  */
-void srd_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
-	      const union ib_gid *sgid, const union ib_gid *dgid, u8 hop_limit)
+void srd_ud_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
+		 const union ib_gid *sgid, const union ib_gid *dgid,
+		 u8 hop_limit)
 {
-	const u8 *common = skb->data + hdr_offset;
 	struct srd_recv_ctx ctx;
 	struct srd_qp *qp;
 
-	/* SRD transport packets go to the engine, which parses them. */
-	if (srd_wire_is_transport(common)) {
-		srd_transport_recv(sdev, skb, hdr_offset, sgid, dgid);
-		return;
-	}
 	/* The parser reads the UD header's fields: make them linear. */
 	if (!pskb_may_pull(skb, hdr_offset + min_t(u32, SRD_HDR_UD_BYTES,
 						   skb->len - hdr_offset)) ||
