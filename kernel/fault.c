@@ -139,7 +139,7 @@ static int srd_fault_set_qp(struct srd_fault_qp *tab, u32 qpn, u32 count)
 	for (i = 0; i < SRD_FAULT_SLOTS; i++) {
 		if (tab[i].used && tab[i].qpn == qpn) {
 			tab[i].left = count;
-			tab[i].used = count;
+			tab[i].used = count != 0;
 			if (count)
 				tab[i].done = 0;
 			return 0;

@@ -10,12 +10,6 @@
 #include "srd.h"
 #include "message.h"
 
-static void srd_sq_fail_wqe(struct srd_send_result *res, u8 status, u32 verr)
-{
-	res->status = status;
-	res->vendor_err = verr;
-}
-
 /*
  * The payload of a send WQE, checked as every send's is, UD or SRD:
  * inline data within the QP's limit and its ring slot, else at most
@@ -40,7 +34,7 @@ bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	return true;
 
 err_wqe:
-	srd_sq_fail_wqe(res, IB_WC_LOC_LEN_ERR, SRD_VERR_BAD_WQE);
+	srd_send_fail(res, IB_WC_LOC_LEN_ERR, SRD_VERR_BAD_WQE);
 	return false;
 }
 

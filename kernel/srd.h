@@ -666,6 +666,14 @@ struct srd_send_result {
 	u32 byte_len;
 };
 
+/* A send WQE fails locally, with @status and @verr (UD's and the SQ's). */
+static inline void srd_send_fail(struct srd_send_result *res, u8 status,
+				 u32 verr)
+{
+	res->status = status;
+	res->vendor_err = verr;
+}
+
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		       struct srd_send_result *res);
 /* sq.c: the checks and fields every send WQE shares, UD or SRD */

@@ -13,12 +13,6 @@
 #include "srd.h"
 #include "message.h"
 
-static void srd_ud_fail(struct srd_send_result *res, u8 status, u32 verr)
-{
-	res->status = status;
-	res->vendor_err = verr;
-}
-
 /*
  * The UDP source port of a UD flow: fixed for a (source QP, destination
  * QP) pair, so one flow keeps one path and its order.
@@ -56,19 +50,19 @@ void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 	int err;
 
 	if (!(rule.qps & SRD_WQE_ON_UD))
-		return srd_ud_fail(res, IB_WC_LOC_QP_OP_ERR,
-				   SRD_VERR_BAD_OPCODE);
+		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR,
+				     SRD_VERR_BAD_OPCODE);
 	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
 		return;
 	if (len > srd_port_mtu_bytes(sdev))
-		return srd_ud_fail(res, IB_WC_LOC_LEN_ERR,
-				   SRD_VERR_MSG_TOO_LONG);
+		return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
+				     SRD_VERR_MSG_TOO_LONG);
 	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
-		return srd_ud_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
+		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
 
 	skb = srd_xmit_alloc(sdev, SRD_HDR_UD_BYTES + len, GFP_KERNEL);
 	if (!skb)
-		return srd_ud_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
+		return srd_send_fail(res, IB_WC_GENERAL_ERR, SRD_VERR_NOMEM);
 
 	hdr = (struct srd_ud_hdr){
 		.opcode = rule.rules & SRD_WQE_RULE_IMM ?
@@ -88,7 +82,7 @@ void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 				  len);
 		if (verr) {
 			kfree_skb(skb);
-			return srd_ud_fail(res, IB_WC_LOC_PROT_ERR, verr);
+			return srd_send_fail(res, IB_WC_LOC_PROT_ERR, verr);
 		}
 	}
 
