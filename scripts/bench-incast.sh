@@ -52,7 +52,7 @@ topology() {
 	local i
 	for ns in "$NS_SW" "$NS_R" $(for ((i = 1; i <= N; i++)); do echo "ic_s$i"; done); do
 		try ip netns add "$ns" || fail "ip netns add $ns"
-		SRD_NETNS+=("$ns")
+		defer del_netns "$ns"
 	done
 	ip_batch "$NS_SW" <<-EOF
 		link set lo up
@@ -84,10 +84,10 @@ topology() {
 	pp ip netns exec "$NS_SW" tc qdisc add dev pr root tbf rate "${rate}mbit" \
 		burst 64k latency 50ms
 	pp ip netns exec "$NS_R" rdma link add srd_icr type srd netdev vr
-	SRD_LINKS+=(srd_icr)
+	defer del_link srd_icr
 	for ((i = 1; i <= N; i++)); do
 		pp ip netns exec "ic_s$i" rdma link add "srd_ic$i" type srd netdev "v$i"
-		SRD_LINKS+=("srd_ic$i")
+		defer del_link "srd_ic$i"
 	done
 	wait_for "srd_icr has the GID of $IP_R" 30 has_gid srd_icr "$(gid_of_ipv4 $IP_R)"
 	for ((i = 1; i <= N; i++)); do

@@ -463,6 +463,49 @@ test_engine_fuzz_rx_15s() {
 	[ $rc -eq 0 ] || { tail -40 "$tmp/fuzz.log" | sed 's/^/# /'; return 1; }
 }
 
+# --- the selftests' library (selftests/lib.sh) ---------------------------
+# defer's stack: last pushed runs first, at exit however the test ends;
+# arguments come back as given; a scope's entries run at its pop; on_fail
+# only when the test failed (not on pass or skip); a bg_start process is
+# killed.
+t test_lib_defer_stack_runs_lifo_at_exit
+test_lib_defer_stack_runs_lifo_at_exit() {
+	local rc out want
+	cat >"$tmp/defer.sh" <<-'EOF'
+		. "$1"
+		defer echo "first pushed"
+		defer printf '%s|' "two words" '$x' "it's"
+		on_fail echo "diagnostics"
+		defer_scope_push
+		defer echo "in the scope"
+		defer_scope_pop
+		echo "after the scope"
+		bg_start sleep 300
+		echo "$!" >"$2"
+		defer echo "last pushed"
+		[ "$3" = fail ] && fail "asked to"
+		[ "$3" = skip ] && skip "asked to"
+		exit 0
+	EOF
+	local how got
+	for how in pass fail skip; do
+		out=$(bash "$tmp/defer.sh" "$TOP/selftests/lib.sh" "$tmp/pid" "$how")
+		got=$?
+		want="in the scope|after the scope|"
+		case $how in
+		pass) rc=0 want+="last pushed|" ;;
+		fail) rc=1 want+="FAIL: asked to|last pushed|diagnostics|" ;;
+		skip) rc=4 want+="SKIP: asked to|last pushed|" ;;
+		esac
+		want+="two words|\$x|it's|first pushed|"
+		[ $got -eq $rc ] || { echo "# $how: exit $got, not $rc"; return 1; }
+		out=$(tr '\n' '|' <<<"$out")
+		[ "$out" = "$want" ] || { echo "# $how: printed '$out', want '$want'"; return 1; }
+		! kill -0 "$(cat "$tmp/pid")" 2>/dev/null ||
+			{ echo "# $how: bg_start's process still runs"; return 1; }
+	done
+}
+
 # --- the VM harness ----------------------------------------------------
 vm() { "$TOP/scripts/vm-run.sh" --kernel "${VM_KERNEL:-6.1}" "$@"; }
 

@@ -191,12 +191,81 @@ dmesg_clean() {
 	echo "ok: $1: nothing bad in the kernel log"
 }
 
-# Background processes a test started: killed first at cleanup, so that
-# no verbs user keeps a device from being removed.
-SRD_PIDS=()
+# Cleanup is a stack, as in the kernel's net selftests (their lib.sh's
+# defer): "defer CMD [ARG...]" right after a step that needs undoing
+# pushes its undoing; at exit, however the test exits, the stack runs
+# last-in first-out, so a process dies before the device it uses, a
+# device before its namespace.  A test never replaces the EXIT trap.
+# defer_scope_push / defer_scope_pop bracket a phase whose cleanup runs
+# when the phase ends (a test of several topologies in turn); on_fail
+# CMD runs CMD at cleanup only if the test failed (exit neither 0 nor 4).
+SRD_DEFER=()
+SRD_DEFER_SCOPES=()
+SRD_EXIT_RC=0
+defer() {
+	SRD_DEFER+=("$(printf '%q ' "$@")")
+}
+
+# defer_run_to N: run and drop the stack's entries above the N-th.
+defer_run_to() {
+	local i
+	for ((i = ${#SRD_DEFER[@]} - 1; i >= $1; i--)); do
+		eval "${SRD_DEFER[i]}" || true
+		unset "SRD_DEFER[i]"
+	done
+}
+
+defer_scope_push() {
+	SRD_DEFER_SCOPES+=("${#SRD_DEFER[@]}")
+}
+
+defer_scope_pop() {
+	local n=${#SRD_DEFER_SCOPES[@]}
+	[ "$n" -gt 0 ] || fail "defer_scope_pop without defer_scope_push"
+	defer_run_to "${SRD_DEFER_SCOPES[n - 1]}"
+	unset "SRD_DEFER_SCOPES[n - 1]"
+}
+
+on_fail() {
+	defer srd_if_failed "$@"
+}
+
+srd_if_failed() {
+	[ "$SRD_EXIT_RC" -eq 0 ] || [ "$SRD_EXIT_RC" -eq "$KSFT_SKIP" ] || "$@"
+}
+
+srd_cleanup() {
+	defer_run_to 0
+	SRD_DEFER_SCOPES=()
+	true
+}
+trap 'SRD_EXIT_RC=$?; srd_cleanup' EXIT
+
+# kill_wait PID: PID killed (SIGKILL) and reaped, if it still runs.
+kill_wait() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	true
+}
+
+# bg_start CMD...: CMD in the background, killed at cleanup.
 bg_start() {
 	"$@" &
-	SRD_PIDS+=($!)
+	defer kill_wait $!
+}
+
+# set_param FILE VALUE: write VALUE to FILE (a module parameter, a sysctl
+# file), its old value written back at cleanup.
+set_param() {
+	local old
+	old=$(cat "$1") || fail "cannot read $1"
+	echo "+ echo $2 > $1"
+	echo "$2" >"$1" || fail "cannot write $2 to $1"
+	defer srd_write "$1" "$old"
+}
+
+srd_write() {
+	echo "$2" >"$1"
 }
 
 # hold_unprivileged DEV [SHAPE]: an unprivileged process (uid 65534) that
@@ -226,11 +295,8 @@ hold_unprivileged() {
 # efa-gen1);
 # cleanup puts the old one back.
 SRD_LIMITS_PARAM=/sys/module/rdma_srd/parameters/limits
-SRD_LIMITS_ORIG=
 set_limits() {
-	[ -n "$SRD_LIMITS_ORIG" ] || SRD_LIMITS_ORIG=$(cat "$SRD_LIMITS_PARAM")
-	echo "+ echo $1 > $SRD_LIMITS_PARAM"
-	echo "$1" >"$SRD_LIMITS_PARAM" || fail "cannot set the limits profile $1"
+	set_param "$SRD_LIMITS_PARAM" "$1"
 }
 
 # srd_efa_run: the build tree's srd-efa-run, which runs a command on
@@ -241,41 +307,34 @@ srd_efa_run() {
 	echo "$r"
 }
 
-# Every test leaves the guest as it found it.
-SRD_NETNS=()
-SRD_LINKS=()
-SRD_NETDEVS=()
-srd_cleanup() {
-	local l n p
-	for p in "${SRD_PIDS[@]}"; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	for l in "${SRD_LINKS[@]}"; do
-		srd_link_exists "$l" && rdma link del "$l" 2>/dev/null
-	done
-	for n in "${SRD_NETDEVS[@]}"; do
-		ip link del "$n" 2>/dev/null
-	done
-	for n in "${SRD_NETNS[@]}"; do
-		ip netns del "$n" 2>/dev/null
-	done
-	[ -z "$SRD_LIMITS_ORIG" ] || echo "$SRD_LIMITS_ORIG" >"$SRD_LIMITS_PARAM"
+# The undoing of the steps below, for defer: each quiet, and a no-op if
+# the thing is gone already (a test may remove it itself).
+del_link() {
+	! srd_link_exists "$1" || rdma link del "$1" 2>/dev/null
 	true
 }
-trap srd_cleanup EXIT
+
+del_netdev() {
+	ip link del "$1" 2>/dev/null
+	true
+}
+
+del_netns() {
+	ip netns del "$1" 2>/dev/null
+	true
+}
 
 # veth_pair A B: a veth pair, both ends up, in the current namespace.
 veth_pair() {
 	pp ip link add "$1" type veth peer name "$2"
-	SRD_NETDEVS+=("$1")
+	defer del_netdev "$1"
 	pp ip link set "$1" up
 	pp ip link set "$2" up
 }
 
 new_netns() {
 	pp ip netns add "$1"
-	SRD_NETNS+=("$1")
+	defer del_netns "$1"
 	pp ip -n "$1" link set lo up
 }
 
@@ -293,7 +352,7 @@ netns_mode() {
 
 add_srd() {
 	pp rdma link add "$1" type srd netdev "$2"
-	SRD_LINKS+=("$1")
+	defer del_link "$1"
 }
 
 # two_hosts TAG [MTU]: two namespaces joined by a veth pair, each end with
@@ -322,7 +381,8 @@ two_hosts() {
 	pp ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad
 	pp ip -n "$NS_A" link set "$IF_A" up
 	pp ip -n "$NS_B" link set "$IF_B" up
-	SRD_LINKS+=("$DEV_A" "$DEV_B")
+	defer del_link "$DEV_A"
+	defer del_link "$DEV_B"
 	[ -n "${TWO_HOSTS_NO_DEVICES:-}" ] || two_hosts_add_devices
 }
 
@@ -407,6 +467,20 @@ reload_module() {
 	try insmod "$SRD_MODULE" "$@" || fail "insmod $SRD_MODULE $* failed"
 }
 
+# For defer, by the tests that unload rdma_srd or load it with other
+# parameters: module_insert loads it again if it is not loaded;
+# module_reinsert loads it afresh, with the defaults.
+module_insert() {
+	[ -d /sys/module/rdma_srd ] || insmod "$SRD_MODULE"
+	true
+}
+
+module_reinsert() {
+	rmmod rdma_srd 2>/dev/null
+	insmod "$SRD_MODULE"
+	true
+}
+
 # run_pair PORT SERVER_NS CLIENT_NS SERVER_CMD... -- CLIENT_CMD...: start
 # the server in SERVER_NS, wait until it listens on TCP PORT, run the
 # client in CLIENT_NS (60 s at most each); fail unless both succeed.
@@ -483,7 +557,7 @@ ecmp_hosts() {
 	done
 	for ns in "$NS_A" "$NS_R1" "$NS_R2" "$NS_B"; do
 		try ip netns add "$ns" || fail "ip netns add $ns"
-		SRD_NETNS+=("$ns")
+		defer del_netns "$ns"
 	done
 	# One ip process per namespace: under TCG each process costs.
 	ip_batch "$NS_A" <<-EOF
@@ -533,6 +607,7 @@ ecmp_hosts() {
 			net.ipv4.fib_multipath_hash_policy=1 || fail "sysctl in $ns"
 	done
 	ecmp_add_srd
+	on_fail ecmp_diag
 }
 
 # ip_batch NS: the ip commands on stdin, in NS, in one process.
@@ -547,9 +622,9 @@ ip_batch() {
 # after a change of a module parameter that new devices take.
 ecmp_add_srd() {
 	pp ip netns exec "$NS_A" rdma link add "$DEV_A" type srd netdev va
-	SRD_LINKS+=("$DEV_A")
+	defer del_link "$DEV_A"
 	pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev vb
-	SRD_LINKS+=("$DEV_B")
+	defer del_link "$DEV_B"
 	wait_for "$DEV_A has the GID of $IP_A" 30 has_gid "$DEV_A" "$(gid_of_ipv4 "$IP_A")"
 	wait_for "$DEV_B has the GID of $IP_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 "$IP_B")"
 	wait_for "$DEV_A ACTIVE" 10 port_active "$DEV_A"
@@ -578,18 +653,16 @@ netem() {
 		ip netns exec "$ns" tc -batch - || fail "tc in $ns: netem $* on $devs"
 }
 
-# debugfs_mount: mount debugfs unless it is; SRD_DEBUGFS_MOUNTED says
-# whether this test did (and should unmount it at exit).
-SRD_DEBUGFS_MOUNTED=
+# debugfs_mount: mount debugfs unless it is; unmounted at cleanup if this
+# test mounted it.
 debugfs_mount() {
 	mountpoint -q /sys/kernel/debug && return
 	try mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs"
-	# shellcheck disable=SC2034 # for the tests' cleanup
-	SRD_DEBUGFS_MOUNTED=1
+	defer umount /sys/kernel/debug
 }
 
 # tracefs_open: tracefs at $T (mounted unless it is), with the recording
-# of task names (option record-cmd) off until tracefs_close.  With it on,
+# of task names (option record-cmd) off until cleanup.  With it on,
 # as it is by default, enabling a first event also registers tracing's
 # probes on sched_switch and sched_wakeup (tracing_start_cmdline_record()),
 # which patches those tracepoints' code while every CPU runs through it;
@@ -597,22 +670,16 @@ debugfs_mount() {
 # trace_sched_wakeup+0x5 (scripts/vm-run.sh).  Off, enabling an event
 # patches only its own tracepoint.  The tests read no task names.
 T=/sys/kernel/tracing
-SRD_TRACEFS_MOUNTED=
-SRD_RECORD_CMD=
+# At cleanup, record-cmd is put back and tracefs unmounted if this test
+# mounted it (after the events the test enabled are disabled: their
+# defers come later, so run first).
 tracefs_open() {
 	if ! [ -d "$T/events" ]; then
 		mount -t tracefs nodev "$T" 2>/dev/null || skip "no tracefs"
-		SRD_TRACEFS_MOUNTED=1
+		defer umount "$T"
 	fi
-	SRD_RECORD_CMD=$(cat "$T/options/record-cmd") || fail "no $T/options/record-cmd"
-	echo 0 >"$T/options/record-cmd" || fail "cannot turn record-cmd off"
-}
-
-# tracefs_close: record-cmd as it was, tracefs unmounted if we mounted it
-# (after the test has disabled its events).
-tracefs_close() {
-	[ -z "$SRD_RECORD_CMD" ] || echo "$SRD_RECORD_CMD" >"$T/options/record-cmd"
-	[ -z "$SRD_TRACEFS_MOUNTED" ] || umount "$T"
+	[ -r "$T/options/record-cmd" ] || fail "no $T/options/record-cmd"
+	set_param "$T/options/record-cmd" 0
 }
 
 # srd_paths DEV: the device's per-path statistics (debugfs_mount first):

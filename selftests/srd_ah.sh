@@ -11,7 +11,7 @@ two_hosts sah
 # 198.18.0.0/24 is routed only in the initial namespace, 198.51.100.0/24
 # only in A's: an AH must follow A's namespace.
 pp ip link add sahd0 type dummy
-SRD_NETDEVS+=(sahd0)
+defer del_netdev sahd0
 pp ip link set sahd0 up
 pp ip addr add 198.18.0.254/24 dev sahd0
 pp ip -n "$NS_A" route add 198.51.100.0/24 via "$IP4_B"

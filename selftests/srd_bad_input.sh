@@ -50,7 +50,7 @@ nonip=0
 non_ip_netdev() {
 	modprobe "$1" 2>/dev/null || return 0
 	pp ip link add "$2" type "$1"
-	SRD_NETDEVS+=("$2")
+	defer del_netdev "$2"
 	expect_fail_with "$1 netdev (cannot carry IP)" "Protocol not supported" \
 		rdma link add "$3" type srd netdev "$2"
 	srd_link_gone "$3" || fail "a device was created on a $1 netdev"

@@ -12,7 +12,7 @@ bin=$(srd_bin srd_cq)
 two_hosts ssy
 n=100
 log=$(mktemp /tmp/srd_cq_syscalls.XXXXXX)
-trap 'rm -f "$log"; srd_cleanup' EXIT
+defer rm -f "$log"
 try strace -f -qq -o "$log" "$bin" --syscalls $n "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" ||
 	fail "srd_cq --syscalls reported failures"
 

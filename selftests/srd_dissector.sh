@@ -35,7 +35,7 @@ srd_tool srd_perf >/dev/null
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"
 tmp=$(mktemp -d /tmp/srd_dissector.XXXXXX)
-trap 'srd_cleanup; rm -rf "$tmp"' EXIT
+defer rm -rf "$tmp"
 
 two_hosts sdi
 CTRS="srd_tx_pkts srd_rx_pkts srd_tx_data_pkts srd_rx_data_pkts srd_acks_sent

@@ -37,16 +37,9 @@ EFA_DEVICE_COUNTERS=(alloc_pd_err create_qp_err create_cq_err reg_mr_err
 # default 10 s: the counters are what is tested here (srd_outage tests
 # the budget).
 timeout_param=/sys/module/rdma_srd/parameters/peer_timeout_us
-timeout0=$(cat "$timeout_param") || fail "rdma_srd has no peer_timeout_us parameter"
-# shellcheck disable=SC2317 # ctr_cleanup is the EXIT trap's command
-ctr_cleanup() {
-	srd_cleanup
-	echo "$timeout0" >"$timeout_param"
-	netns_mode shared
-}
-trap ctr_cleanup EXIT
-echo "+ echo 1000000 > $timeout_param"
-echo 1000000 >"$timeout_param"
+[ -r "$timeout_param" ] || fail "rdma_srd has no peer_timeout_us parameter"
+set_param "$timeout_param" 1000000
+defer netns_mode shared
 
 # How counters are read: READ=netlink or READ=sysfs, from inside NS.
 READ=netlink
@@ -287,8 +280,9 @@ verb_errors() {
 }
 
 # 1. Shared mode: EFA's names in init_net's sysfs, both places; inside the
-# namespace, over netlink.
+# namespace, over netlink.  Its topology goes before the next one's.
 dmesg_mark
+defer_scope_push
 two_hosts ectr
 for c in "${EFA_PORT_COUNTERS[@]}"; do
 	[ -e "/sys/class/infiniband/$DEV_A/ports/1/hw_counters/$c" ] ||
@@ -317,13 +311,11 @@ retrans
 unresponsive
 
 # 2. Exclusive mode, each device in its namespace: sysfs there.
-srd_cleanup
-SRD_NETNS=() SRD_LINKS=() SRD_NETDEVS=()
+defer_scope_pop
 netns_mode exclusive
 two_hosts ectr
 try rdma dev set "$DEV_A" netns "$NS_A" || fail "cannot move $DEV_A into $NS_A"
 try rdma dev set "$DEV_B" netns "$NS_B" || fail "cannot move $DEV_B into $NS_B"
-SRD_LINKS=()
 for c in "${EFA_PORT_COUNTERS[@]}"; do
 	ip netns exec "$NS_A" test -r "/sys/class/infiniband/$DEV_A/ports/1/hw_counters/$c" ||
 		fail "exclusive mode: $NS_A's sysfs has no ports/1/hw_counters/$c for $DEV_A"

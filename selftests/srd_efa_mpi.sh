@@ -19,13 +19,7 @@ bin=$(srd_bin srd_mpi)
 run=$(srd_efa_run)
 agent=$SRD_TOP/selftests/srd_mpi_agent.sh
 
-# shellcheck disable=SC2317 # mpi_cleanup is the EXIT trap's command
-mpi_cleanup() {
-	srd_cleanup
-	netns_mode shared
-}
-trap mpi_cleanup EXIT
-
+defer netns_mode shared
 netns_mode exclusive
 set_limits efa
 two_hosts sem 9000
@@ -33,8 +27,7 @@ try rdma dev set "$DEV_A" netns "$NS_A" || fail "cannot move $DEV_A into $NS_A"
 try rdma dev set "$DEV_B" netns "$NS_B" || fail "cannot move $DEV_B into $NS_B"
 expect_eq "the devices $NS_A sees" "$DEV_A" "$(ip netns exec "$NS_A" rdma dev show | awk '{ print $2 }' | tr -d :)"
 expect_eq "the devices $NS_B sees" "$DEV_B" "$(ip netns exec "$NS_B" rdma dev show | awk '{ print $2 }' | tr -d :)"
-# Both in their namespaces now; cleanup deletes them from there.
-SRD_LINKS=()
+# Both in their namespaces now: gone with them at cleanup.
 pp ip netns exec "$NS_A" mkdir -p /tmp/srd_mpi
 mountpoint -q /dev/shm || fail "no /dev/shm (Open MPI needs it)"
 

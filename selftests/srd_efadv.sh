@@ -48,7 +48,7 @@ try modprobe rdma_rxe || skip "no rdma_rxe module"
 # An rxe AH needs a neighbour: the veth's other end, in a namespace.
 new_netns efx_b
 pp ip link add efx0 type veth peer name efx1 netns efx_b
-SRD_NETDEVS+=(efx0)
+defer del_netdev efx0
 pp ip addr add 10.202.0.1/24 dev efx0
 pp ip -n efx_b addr add 10.202.0.2/24 dev efx1
 pp ip link set efx0 up
@@ -57,7 +57,7 @@ pp ip -n efx_b link set efx1 up
 mac=$(ip -n efx_b -o link show efx1 | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 pp ip neigh replace 10.202.0.2 lladdr "$mac" dev efx0 nud permanent
 try rdma link add rxe_efx type rxe netdev efx0 || fail "cannot add an rxe device"
-SRD_LINKS+=(rxe_efx)
+defer del_link rxe_efx
 log=$(mktemp /tmp/srd_efadv_log.XXXXXX)
 wait_for "rxe_efx has the GID of 10.202.0.1" 10 has_gid rxe_efx "$(gid_of_ipv4 10.202.0.1)"
 foreign=(--foreign rxe_efx 10.202.0.1 10.202.0.2)

@@ -27,16 +27,8 @@ require_srd_module
 srd_tool srd_perf >/dev/null
 debugfs_mount
 timeout_param=/sys/module/rdma_srd/parameters/peer_timeout_us
-timeout0=$(cat "$timeout_param") || fail "rdma_srd has no peer_timeout_us parameter"
-# shellcheck disable=SC2317 # the EXIT trap's command
-faults_cleanup() {
-	srd_cleanup
-	echo "$timeout0" >"$timeout_param"
-	[ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug
-}
-trap faults_cleanup EXIT
-echo "+ echo 1000000 > $timeout_param"
-echo 1000000 >"$timeout_param"
+[ -r "$timeout_param" ] || fail "rdma_srd has no peer_timeout_us parameter"
+set_param "$timeout_param" 1000000
 
 two_hosts flt
 FA=/sys/kernel/debug/rdma_srd/$DEV_A/faults
@@ -117,11 +109,12 @@ rnr_on_qp() {
 	echo "rnr 16777214 5" >"$FB"
 }
 tmp=$(mktemp /tmp/srd_faults.XXXXXX)
+defer rm -f "$tmp"
 sleep 0.01
 rnr0=$(hw_counter "$DEV_A" srd_rnr_naks_received)
 rnr_on_qp &
 qpw=$!
-SRD_PIDS+=("$qpw")
+defer kill_wait "$qpw"
 traffic -s 1024 -T 4 -D 4
 wait "$qpw" || fail "rnr by QP: srd_perf's client never named b's QP"
 qpn=$(cat "$tmp")

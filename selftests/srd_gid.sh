@@ -8,7 +8,7 @@ require_srd_module
 
 # No IPv6 link-local address, so the table holds only what we add.
 pp ip link add sg0 type veth peer name sg1
-SRD_NETDEVS+=(sg0)
+defer del_netdev sg0
 pp sysctl -qw net.ipv6.conf.sg0.addr_gen_mode=1
 pp ip link set sg0 up
 pp ip link set sg1 up

@@ -89,7 +89,6 @@ remove() {
 	case $1 in
 	netns)
 		pp ip netns del "$NS"
-		SRD_NETNS=()
 		;;
 	link)
 		echo "+ timeout 30 rdma link del $DEV"
@@ -168,7 +167,6 @@ held_removal() {
 	rm -f "$HOLDER_LOG"
 	if [ "$way" != netns ]; then
 		pp ip netns del "$NS"
-		SRD_NETNS=()
 	fi
 }
 

@@ -18,7 +18,6 @@ require_forge
 bin=$(srd_bin srd_traffic)
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"
-trap srd_cleanup EXIT
 
 two_hosts sig
 NS_X=sig_x

@@ -31,20 +31,15 @@ CACHE=/sys/kernel/slab/radix_tree_node/failslab
 # nothing fails while the others change.
 FS_KNOBS="probability interval times space verbose task-filter ignore-gfp-wait cache-filter"
 declare -A fs_orig
-cache_orig=
-# shellcheck disable=SC2317 # restore_failslab is the EXIT trap's command
+# shellcheck disable=SC2317 # restore_failslab runs through defer
 restore_failslab() {
 	local k
-	if [ -n "$cache_orig" ]; then
-		echo 0 >"$F/probability"
-		for k in $FS_KNOBS; do
-			echo "${fs_orig[$k]}" >"$F/$k"
-		done
-		echo "$cache_orig" >"$CACHE"
-	fi
-	[ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug
+	echo 0 >"$F/probability"
+	for k in $FS_KNOBS; do
+		echo "${fs_orig[$k]}" >"$F/$k"
+	done
+	echo "$cache_orig" >"$CACHE"
 }
-trap 'restore_failslab; srd_cleanup' EXIT
 debugfs_mount
 [ -d "$F" ] || skip "no $F (needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS: the debug kernel)"
 [ -e "$CACHE" ] || skip "no $CACHE (needs SLUB's sysfs)"
@@ -52,6 +47,7 @@ for k in $FS_KNOBS; do
 	fs_orig[$k]=$(cat "$F/$k") || fail "cannot read $F/$k"
 done
 cache_orig=$(cat "$CACHE") || fail "cannot read $CACHE"
+defer restore_failslab
 
 # fs_set KNOB VALUE
 fs_set() {
@@ -95,7 +91,7 @@ echo "+ setpriv --reuid=65534 --regid=65534 --clear-groups srd_insert_nomem.py s
 setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
 	"$SRD_TOP/selftests/srd_insert_nomem.py" srdnm_a "$NMR" "$NQP" <"$fifo" >"$log" 2>&1 &
 pid=$!
-SRD_PIDS+=("$pid")
+defer kill_wait "$pid"
 wait_for "srd_insert_nomem.py set up" 60 grep -q '^ready' "$log"
 echo "+ echo 1 > /proc/$pid/make-it-fail"
 echo 1 >"/proc/$pid/make-it-fail" || fail "cannot set make-it-fail of $pid"

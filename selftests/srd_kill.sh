@@ -8,8 +8,9 @@ require_root
 require_srd_module
 [ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
 bin=$(srd_bin srd_lifecycle)
+defer module_insert
 out=$(mktemp /tmp/srd_kill.XXXXXX)
-trap 'srd_cleanup; rm -f "$out"; [ -d /sys/module/rdma_srd ] || insmod "$SRD_MODULE"' EXIT
+defer rm -f "$out"
 two_hosts skl
 
 objs="pds cqs qps mrs ahs"

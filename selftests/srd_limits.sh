@@ -11,9 +11,7 @@ require_srd_module
 bin=$(srd_bin srd_limits)
 param=/sys/module/rdma_srd/parameters/limits
 orig=$(cat "$param")
-# shellcheck disable=SC2317 # restore_limits is the EXIT trap's command
-restore_limits() { echo "$orig" >"$param"; }
-trap 'restore_limits; srd_cleanup' EXIT
+defer srd_write "$param" "$orig"
 
 veth_pair slm0 slm1
 pp ip addr add 10.8.0.1/24 dev slm0

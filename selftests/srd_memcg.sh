@@ -25,10 +25,9 @@ grep -qw memory /proc/cgroups 2>/dev/null &&
 cg=/sys/fs/cgroup
 if ! [ -f "$cg/cgroup.controllers" ]; then
 	pp mount -t cgroup2 none "$cg"
-	trap 'srd_cleanup; rmdir "$cg/srd_memcg" "$cg/srd_memcg_cq" 2>/dev/null; umount "$cg"' EXIT
-else
-	trap 'srd_cleanup; rmdir "$cg/srd_memcg" "$cg/srd_memcg_cq" 2>/dev/null' EXIT
+	defer umount "$cg"
 fi
+defer rmdir "$cg/srd_memcg" "$cg/srd_memcg_cq"
 grep -qw memory "$cg/cgroup.controllers" || skip "cgroup v2 offers no memory controller"
 pp sh -c "echo +memory >$cg/cgroup.subtree_control"
 pp mkdir -p "$cg/srd_memcg"

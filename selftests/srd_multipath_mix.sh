@@ -24,8 +24,6 @@ require_root
 require_srd_module
 require_cmd tc
 mix=$(srd_bin srd_mix)
-# shellcheck disable=SC2154 # rc is the trap's, set first
-trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup' EXIT
 
 MSGS=2000
 

@@ -16,7 +16,7 @@ new_netns srdns_r
 pp ip -n srdns_r link add sr2 type veth peer name sr3
 pp ip -n srdns_r link set sr2 up
 pp ip netns exec srdns_r rdma link add srdr1 type srd netdev sr2
-SRD_LINKS+=(srdr1)
+defer del_link srdr1
 srd_link_exists srdr1 || fail "srdr1 was not created"
 pp ip netns del srdns_r
 wait_for "srdr1 gone after its namespace is deleted" 20 srd_link_gone srdr1

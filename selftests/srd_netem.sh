@@ -14,8 +14,6 @@ require_root
 require_srd_module
 require_cmd tc
 srd_tool srd_perf >/dev/null
-# shellcheck disable=SC2154 # rc is the trap's, set first
-trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup' EXIT
 
 SIZES=64,4096,32768
 NSIZES=3

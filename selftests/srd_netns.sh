@@ -16,9 +16,9 @@ pp ip -n srdns_a link set na up
 pp ip -n srdns_b link set nb up
 
 pp ip netns exec srdns_a rdma link add srdna type srd netdev na
-SRD_LINKS+=(srdna)
+defer del_link srdna
 pp ip netns exec srdns_b rdma link add srdnb type srd netdev nb
-SRD_LINKS+=(srdnb)
+defer del_link srdnb
 
 out=$(ip netns exec srdns_a rdma link show srdna/1)
 echo "$out"

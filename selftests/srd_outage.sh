@@ -24,8 +24,7 @@ require_srd_module
 require_cmd tc mkfifo
 srd_tool srd_perf >/dev/null
 tmp=$(mktemp -d /tmp/srd_outage.XXXXXX)
-# shellcheck disable=SC2154 # rc is the trap's, set first
-trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$tmp"' EXIT
+defer rm -rf "$tmp"
 
 ecmp_hosts out
 P="${ECMP_P[*]}"
@@ -101,7 +100,7 @@ when_traffic() {
 		"$@"
 	) &
 	EVENT_PID=$!
-	SRD_PIDS+=("$EVENT_PID")
+	defer kill_wait "$EVENT_PID"
 }
 
 # event_ok WHAT MIN_AFTER_MS: the background event ran, and ended at

@@ -37,15 +37,7 @@ seed=${SRD_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 mix=$(srd_bin srd_mix)
 fuzz=$SRD_TOP/selftests/srd_packet_fuzz.py
 work=$(mktemp -d /tmp/srd_packet_fuzz.XXXXXX)
-# shellcheck disable=SC2317 # pf_cleanup is the EXIT trap's command
-pf_cleanup() {
-	# m's conversation first: a process of the loop's, not in SRD_PIDS.
-	[ ! -s "$work/mix.pid" ] || kill -9 "$(cat "$work/mix.pid")" 2>/dev/null
-	srd_cleanup
-	rm -rf "$work"
-	[ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug
-}
-trap pf_cleanup EXIT
+defer rm -rf "$work"
 debugfs_mount
 ulimit -l unlimited
 
@@ -53,7 +45,7 @@ two_hosts pf
 third_host pf
 DEV_M=srd_pfm
 pp ip netns exec "$NS_M" rdma link add "$DEV_M" type srd netdev "$IF_M"
-SRD_LINKS+=("$DEV_M")
+defer del_link "$DEV_M"
 wait_for "$DEV_M has the GID of $IP4_M" 10 has_gid "$DEV_M" "$(gid_of_ipv4 "$IP4_M")"
 wait_for "$DEV_M ACTIVE" 10 port_active "$DEV_M"
 
@@ -100,6 +92,12 @@ alone=$SECS
 # m's conversation with b, over and over until the fuzzers end: its
 # messages may fail or arrive spoilt (that is the fuzzing), so only how
 # many runs ended and how is kept.
+# The loop's srd_mix of the moment is killed at cleanup after the loop.
+# shellcheck disable=SC2317 # kill_mix runs through defer
+kill_mix() {
+	[ ! -s "$work/mix.pid" ] || kill_wait "$(cat "$work/mix.pid")"
+}
+defer kill_mix
 echo "+ (loop) srd_mix -a -n 300 -m 20000 -w 16 -r 32 -t 10 $DEV_M $IP4_M $DEV_B $IP4_B &"
 (
 	while [ ! -e "$work/stop" ]; do
@@ -113,8 +111,8 @@ echo "+ (loop) srd_mix -a -n 300 -m 20000 -w 16 -r 32 -t 10 $DEV_M $IP4_M $DEV_B
 		fi
 	done
 ) &
-SRD_PIDS+=($!)
 loop=$!
+defer kill_wait "$loop"
 rx0=$(hw_counter "$DEV_B" srd_rx_data_pkts)
 wait_for "m's conversation with b under way" 30 counter_above "$DEV_B" srd_rx_data_pkts "$((rx0 + 500))"
 
@@ -125,12 +123,12 @@ echo "+ ip netns exec $NS_M srd_packet_fuzz.py --iface $IF_M --seed $seed --seco
 ip netns exec "$NS_M" /usr/bin/python3 "$fuzz" --iface "$IF_M" --seed "$seed" \
 	--seconds "$((secs + 300))" >"$work/fz1" 2>&1 &
 fz1=$!
-SRD_PIDS+=("$fz1")
+defer kill_wait "$fz1"
 echo "+ ip netns exec $NS_A srd_packet_fuzz.py --iface ${IF_M}a --seed $((seed + 1)) --seconds $((secs + 300)) &"
 ip netns exec "$NS_A" /usr/bin/python3 "$fuzz" --iface "${IF_M}a" --seed "$((seed + 1))" \
 	--seconds "$((secs + 300))" >"$work/fz2" 2>&1 &
 fz2=$!
-SRD_PIDS+=("$fz2")
+defer kill_wait "$fz2"
 # a's sends meanwhile, run after run until the fuzzing ends: they must all
 # arrive, every time.
 (
@@ -141,7 +139,7 @@ SRD_PIDS+=("$fz2")
 	done
 ) &
 honest=$!
-SRD_PIDS+=("$honest")
+defer kill_wait "$honest"
 
 # The engines' memory, every half second while the fuzzers run.
 most=0
@@ -223,7 +221,7 @@ echo "+ srd_mix -n 100000 -m 20000 -w 16 -r 32 -t 60 $DEV_M $IP4_M $DEV_B $IP4_B
 "$mix" -n 100000 -m 20000 -w 16 -r 32 -t 60 "$DEV_M" "$IP4_M" "$DEV_B" "$IP4_B" \
 	>"$work/long.out" 2>&1 &
 mixpid=$!
-SRD_PIDS+=("$mixpid")
+defer kill_wait "$mixpid"
 wait_for "m's conversation with b under way" 30 counter_above "$DEV_B" srd_rx_data_pkts "$((rx0 + 500))"
 timeouts0=$(hw_counter "$DEV_B" srd_rx_msg_timeouts)
 held=0
@@ -232,7 +230,7 @@ for try in 1 2 3 4 5; do
 	ip netns exec "$NS_M" /usr/bin/python3 "$fuzz" --iface "$IF_M" --prob 0 \
 		--seconds 60 >"$work/watch" 2>&1 &
 	watch=$!
-	SRD_PIDS+=("$watch")
+	defer kill_wait "$watch"
 	wait_for "the watcher watches" 20 grep -q '^fuzzing' "$work/watch"
 	sleep 2
 	pp kill -STOP "$mixpid"

@@ -22,10 +22,8 @@ srd_tool srd_perf >/dev/null
 two_hosts spn
 third_host spn
 idle_param=/sys/module/rdma_srd/parameters/peer_idle_s
-idle0=$(cat "$idle_param") || fail "rdma_srd has no peer_idle_s parameter"
-trap 'echo "$idle0" >"$idle_param"; srd_cleanup' EXIT
-echo "+ echo 3600 > $idle_param"
-echo 3600 >"$idle_param"
+[ -r "$idle_param" ] || fail "rdma_srd has no peer_idle_s parameter"
+set_param "$idle_param" 3600
 ulimit -l unlimited
 # b's peers in the table: created (srd_peers) less evicted.
 live() {

@@ -15,8 +15,7 @@ require_srd_module
 srd_tool srd_perf >/dev/null
 perf=$(srd_tool srd_perf)
 tmp=$(mktemp -d /tmp/srd_peer_restart.XXXXXX)
-# shellcheck disable=SC2154 # rc is the trap's, set first
-trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup; rm -rf "$tmp"' EXIT
+defer rm -rf "$tmp"
 
 ecmp_hosts prs
 

@@ -11,7 +11,7 @@ require_srd_module
 require_cmd python3
 perf=$(srd_tool srd_perf)
 tmp=$(mktemp -d /tmp/srd_perf_tool.XXXXXX)
-trap 'rm -rf "$tmp"; srd_cleanup' EXIT
+defer rm -rf "$tmp"
 
 # --help: the usage on stdout, exit 0; a wrong option: a hint on stderr,
 # exit 2; no srd device in the namespace: exit 4 (skip).

@@ -26,7 +26,7 @@ squat=$SRD_TOP/selftests/srd_squat.py
 port=$(cat /sys/module/rdma_srd/parameters/udp_port) ||
 	fail "rdma_srd has no udp_port parameter"
 tmp=$(mktemp -d /tmp/srd_port_squat.XXXXXX)
-trap 'srd_cleanup; rm -rf "$tmp"' EXIT
+defer rm -rf "$tmp"
 
 # squat_start NS TAG SECONDS IP4 IP6: the unprivileged squatter in NS (""
 # for init_net), in the background, once it holds what it could bind;

@@ -17,14 +17,14 @@ expect_match "ibv_devinfo opens 'fabric7'" 'PORT_ACTIVE' "$out"
 [[ "$out" != *"couldn't"* && "$out" != *Warning* ]] || fail "libibverbs warned: $out"
 
 pp rdma dev set fabric7 name renamed7
-SRD_LINKS+=(renamed7)
+defer del_link renamed7
 out=$(ibv_devinfo -d renamed7 2>&1)
 expect_match "ibv_devinfo opens it after a rename" 'PORT_ACTIVE' "$out"
 
 rxe_loaded=$([ -d /sys/module/rdma_rxe ] && echo 1 || echo 0)
 try modprobe rdma_rxe || fail "modprobe rdma_rxe (Debian's kernels ship it)"
 try rdma link add rxe_pm0 type rxe netdev sq1 || fail "rdma link add rxe_pm0"
-SRD_LINKS+=(rxe_pm0)
+defer del_link rxe_pm0
 out=$(ibv_devices 2>&1) || fail "ibv_devices with an rxe device present failed ($?): $out"
 echo "$out"
 expect_match "ibv_devices lists the srd device next to rxe" 'renamed7' "$out"

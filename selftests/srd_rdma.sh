@@ -17,18 +17,12 @@ two_hosts srdma
 # The unprivileged case needs the uverbs nodes open to all, as
 # rdma-core's udev rules make them; their modes are put back at exit.
 uverbs_modes=()
-# shellcheck disable=SC2317 # restore_uverbs is the EXIT trap's command
-restore_uverbs() {
-	local m
-	for m in "${uverbs_modes[@]}"; do
-		chmod "${m%% *}" "${m#* }"
-	done
-}
-trap 'restore_uverbs; srd_cleanup' EXIT
 nodes=(/dev/infiniband/uverbs*)
 [ -e "${nodes[0]}" ] || fail "no /dev/infiniband/uverbs* nodes"
 for n in "${nodes[@]}"; do
-	uverbs_modes+=("$(stat -c %a "$n") $n")
+	m=$(stat -c %a "$n") || fail "stat $n"
+	uverbs_modes+=("$m $n")
+	defer chmod "$m" "$n"
 done
 echo "uverbs nodes: ${uverbs_modes[*]}"
 unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups --)

@@ -31,7 +31,7 @@ tgt_bin=$(srd_bin srd_rkey_target)
 port=$(cat /sys/module/rdma_srd/parameters/udp_port 2>/dev/null) ||
 	fail "rdma_srd has no udp_port parameter"
 tmp=$(mktemp -d /tmp/srd_rdma_wire.XXXXXX)
-trap 'srd_cleanup; rm -rf "$tmp"' EXIT
+defer rm -rf "$tmp"
 
 two_hosts rw
 dmesg_mark
@@ -97,12 +97,12 @@ echo "+ ip netns exec $NS_B srd_forge.py sniff $IF_B 150 --port $port" \
 ip netns exec "$NS_B" "$PY" "$forge" sniff "$IF_B" 150 --port "$port" \
 	--expect-ops 1,16,17,19,20,21,22 >"$tmp/sniff" 2>&1 &
 SNIFF_PID=$!
-SRD_PIDS+=("$SNIFF_PID")
+defer kill_wait "$SNIFF_PID"
 
 # The target: srd_rkey_target on b, a coprocess fed commands on stdin.
 echo "+ ip netns exec $NS_B srd_rkey_target $DEV_B $IP4_B (coprocess)"
 coproc TGT { exec ip netns exec "$NS_B" "$tgt_bin" "$DEV_B" "$IP4_B" 2>&1; }
-SRD_PIDS+=("$TGT_PID")
+defer kill_wait "$TGT_PID"
 TGT_OUT=${TGT[0]} TGT_IN=${TGT[1]}
 
 # The attacker: srd_forge.py in a's namespace, on a's addresses, fed
@@ -112,7 +112,7 @@ echo "+ ip netns exec $NS_A srd_forge.py --src $IP4_A --src6 $IP6_A --dst6 $IP6_
 	"$IP4_B serve &"
 ip netns exec "$NS_A" "$PY" "$forge" --src "$IP4_A" --src6 "$IP6_A" --dst6 "$IP6_B" \
 	--port "$port" "$IP4_B" serve <"$tmp/fin" >"$tmp/fout" 2>&1 &
-SRD_PIDS+=("$!")
+defer kill_wait "$!"
 exec {FIN}>"$tmp/fin" {FOUT}<"$tmp/fout"
 
 read -r -t 60 -u "$TGT_OUT" tline || fail "srd_rkey_target printed nothing"

@@ -7,11 +7,7 @@ require_root
 require_srd_module
 [ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
 
-# shellcheck disable=SC2317 # reload is the EXIT trap's command
-reload() {
-	[ -d /sys/module/rdma_srd ] || insmod "$SRD_MODULE"
-}
-trap 'srd_cleanup; reload' EXIT
+defer module_insert
 
 veth_pair sm0 sm1
 add_srd srdm0 sm0
@@ -20,7 +16,7 @@ new_netns srdns_m
 pp ip -n srdns_m link add sm2 type veth peer name sm3
 pp ip -n srdns_m link set sm2 up
 pp ip netns exec srdns_m rdma link add srdm2 type srd netdev sm2
-SRD_LINKS+=(srdm2)
+defer del_link srdm2
 expect_eq "devices before rmmod" 3 "$(find /sys/class/infiniband -maxdepth 1 -name 'srdm*' | wc -l)"
 
 pp rmmod rdma_srd

@@ -17,7 +17,7 @@ stuck=$(srd_bin srd_rnr_stuck)
 mix=$(srd_bin srd_mix)
 STUCK_DIR=$(mktemp -d /tmp/srd_rnr_stuck.XXXXXX)
 chmod 755 "$STUCK_DIR"
-trap 'srd_cleanup; rm -rf "$STUCK_DIR"' EXIT
+defer rm -rf "$STUCK_DIR"
 
 STUCK=1000
 MSGS=2000
@@ -57,7 +57,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$stuck" -n $STUCK "$DEV_A" "$IP4_A" "$DEV_B" "$IP4_B" \
 	<"$STUCK_DIR/in" >"$STUCK_DIR/log" 2>&1 &
 STUCK_PID=$!
-SRD_PIDS+=("$STUCK_PID")
+defer kill_wait "$STUCK_PID"
 wait_for "uid 65534 posted its $STUCK sends" 60 grep -q "^posted $STUCK" "$STUCK_DIR/log"
 naks0=$(hw_counter "$DEV_A" srd_rnr_naks_received)
 expect_grew "the stuck sends met RNR" "$DEV_A" srd_rnr_naks_received 0

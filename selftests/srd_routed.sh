@@ -49,9 +49,9 @@ pp ip -n rt_a route add default via 10.1.0.254
 pp ip -n rt_b route add default via 10.3.0.254
 
 pp ip netns exec rt_a rdma link add srd_rta type srd netdev va
-SRD_LINKS+=(srd_rta)
+defer del_link srd_rta
 pp ip netns exec rt_b rdma link add srd_rtb type srd netdev vb
-SRD_LINKS+=(srd_rtb)
+defer del_link srd_rtb
 wait_for "srd_rta has the GID of 10.1.0.1" 10 has_gid srd_rta "$(gid_of_ipv4 10.1.0.1)"
 wait_for "srd_rtb has the GID of 10.3.0.2" 10 has_gid srd_rtb "$(gid_of_ipv4 10.3.0.2)"
 

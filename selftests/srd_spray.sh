@@ -18,10 +18,7 @@ srd_tool srd_perf >/dev/null
 param=/sys/module/rdma_srd/parameters/n_paths
 [ -w $param ] || fail "$param is missing"
 n_paths0=$(cat $param)
-# shellcheck disable=SC2154 # rc is the trap's, set first
-trap 'rc=$?; [ $rc -eq 0 ] || [ $rc -eq 4 ] || ecmp_diag; srd_cleanup
-      echo "$n_paths0" >$param
-      [ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug' EXIT
+defer srd_write "$param" "$n_paths0"
 debugfs_mount
 
 SIZE=65536

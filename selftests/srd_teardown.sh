@@ -36,10 +36,8 @@ pp ip netns exec std_m1 rdma link add srdtd3 type srd netdev std4
 hold_unprivileged srdtd3
 pp ip -n std_m1 link set std4 netns std_m2
 pp ip netns del std_m1
-SRD_NETNS=(std_m2)
 gone_within "netdev moved, its first namespace deleted" 30 srdtd3
 pp ip netns del std_m2
-SRD_NETNS=()
 
 # 2. SIGKILL of an unprivileged process whose sends wait on RNR forever.
 two_hosts stdk

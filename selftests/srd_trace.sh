@@ -15,7 +15,6 @@ modprobe sch_netem 2>/dev/null
 srdqp=$(srd_bin srd_srd_qp)
 srd_tool srd_perf >/dev/null
 
-trap '[ ! -d "$T/events/rdma_srd" ] || echo 0 >$T/events/rdma_srd/enable; tracefs_close; srd_cleanup' EXIT
 tracefs_open
 [ -d "$T/events/rdma_srd" ] || fail "no rdma_srd trace events in $T/events"
 n_paths=$(cat /sys/module/rdma_srd/parameters/n_paths)
@@ -37,8 +36,7 @@ expect_eq "events traced while off" 0 "$n"
 
 declare -A before
 for c in $CTRS; do before[$c]=$(total "$c"); done
-echo "+ echo 1 > $T/events/rdma_srd/enable"
-echo 1 >"$T/events/rdma_srd/enable"
+set_param "$T/events/rdma_srd/enable" 1
 try ip netns exec "$NS_A" tc qdisc add dev "$IF_A" root netem loss 5% || skip "no netem"
 perf_pair "$NS_B" "$NS_A" -d "$DEV_B" -W 30 -- -d "$DEV_A" -W 30 -s 16384 -n 100 "$IP4_B"
 perf_clean "traffic under 5 % loss, traced" "$PAIR_CLIENT_OUT" 1 100 0
@@ -96,7 +94,7 @@ rm -f "$trc"
 # b restarts: a's next sends meet the new incarnation, and a traces it.
 r0=$(hw_counter "$DEV_A" srd_peer_restarts)
 echo >"$T/trace"
-echo 1 >"$T/events/rdma_srd/srd_peer_restart/enable"
+set_param "$T/events/rdma_srd/srd_peer_restart/enable" 1
 pp rdma link del "$DEV_B"
 pp ip netns exec "$NS_B" rdma link add "$DEV_B" type srd netdev "$IF_B"
 wait_for "$DEV_B has the GID of $IP4_B" 30 has_gid "$DEV_B" "$(gid_of_ipv4 $IP4_B)"

@@ -20,8 +20,7 @@ require_srd_module
 [ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
 srd_tool srd_perf >/dev/null
 P=/sys/module/rdma_srd/parameters
-trap 'srd_cleanup; rmmod rdma_srd 2>/dev/null; insmod "$SRD_MODULE"
-      [ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug' EXIT
+defer module_reinsert
 debugfs_mount
 dmesg_mark
 

@@ -16,7 +16,6 @@ require_cmd ibv_ud_pingpong
 srd_tool srd_perf >/dev/null
 
 HOLD=$T/events/page_pool/page_pool_state_hold
-trap '[ ! -d "$HOLD" ] || echo 0 >$HOLD/enable; tracefs_close; srd_cleanup' EXIT
 tracefs_open
 [ -d "$HOLD" ] || skip "no page_pool_state_hold trace event"
 
@@ -40,8 +39,7 @@ dmesg_mark
 traffic		# the pools fill
 fb0=$(total tx_buf_fallbacks) srd0=$(total srd_tx_pkts) ud0=$(total tx_packets)
 echo >"$T/trace"
-echo "+ echo 1 > $HOLD/enable"
-echo 1 >"$HOLD/enable"
+set_param "$HOLD/enable" 1
 traffic
 echo 0 >"$HOLD/enable"
 new=$(grep -c 'page_pool_state_hold' "$T/trace")

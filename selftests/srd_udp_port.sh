@@ -11,7 +11,7 @@ require_cmd ss
 [ -n "${SRD_MODULE:-}" ] && [ -f "$SRD_MODULE" ] || skip "SRD_MODULE (the .ko to reload) is not set"
 bin=$(srd_bin srd_traffic)
 param=/sys/module/rdma_srd/parameters/udp_port
-trap 'srd_cleanup; rmmod rdma_srd 2>/dev/null; insmod "$SRD_MODULE"' EXIT
+defer module_reinsert
 
 [ -r $param ] || fail "rdma_srd has no udp_port parameter ($param)"
 default=$(cat $param)
@@ -38,12 +38,12 @@ check_port() {
 	true
 }
 
+defer_scope_push
 two_hosts spt
 check_port 4792 5792
 
 # Reload with another port: devices go with the module, so rebuild them.
-srd_cleanup
-SRD_LINKS=() SRD_NETDEVS=() SRD_NETNS=() SRD_PIDS=()
+defer_scope_pop
 reload_module udp_port=5792
 expect_eq "udp_port after reload" 5792 "$(cat $param)"
 two_hosts spt

@@ -36,29 +36,13 @@ secs=${SRD_FUZZ_SECONDS:-60}
 threads=${SRD_FUZZ_THREADS:-3}
 fuzz=$(srd_bin srd_uverbs_fuzz)
 
-# Fault injection's settings, put back at exit: probability first, so that
-# nothing fails while the others change.
-declare -A fi_orig
 FI_DIRS=()
-# shellcheck disable=SC2317 # restore_fault_injection is the EXIT trap's command
-restore_fault_injection() {
-	local k d
-	for d in "${FI_DIRS[@]}"; do
-		echo 0 >"$d/probability"
-		for k in ignore-gfp-wait ignore-gfp-highmem min-order verbose cache-filter task-filter; do
-			[ -z "${fi_orig[$d/$k]:-}" ] || echo "${fi_orig[$d/$k]}" >"$d/$k"
-		done
-	done
-	[ -z "$SRD_DEBUGFS_MOUNTED" ] || umount /sys/kernel/debug
-}
-trap 'restore_fault_injection; srd_cleanup' EXIT
 debugfs_mount
-# fi_set DIR KNOB VALUE
+# fi_set DIR KNOB VALUE: each knob put back at exit, the last set first:
+# probability, so that nothing fails while the others change.
 fi_set() {
 	[ -e "$1/$2" ] || return 0
-	fi_orig[$1/$2]=$(cat "$1/$2")
-	echo "+ echo $3 > $1/$2"
-	echo "$3" >"$1/$2" || fail "cannot set $1/$2 to $3"
+	set_param "$1/$2" "$3"
 }
 for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
 	[ -d "$d" ] || continue
