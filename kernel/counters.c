@@ -187,41 +187,6 @@ int srd_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	return SRD_ALL_COUNTERS;
 }
 
-/*
- * A send-queue work request the device processed, as EFA's counters count
- * it: every one of its kind, the bytes of those that succeeded, and for
- * RDMA those that failed.  A SEND has no error counter on EFA.
- */
-void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len)
-{
-	bool ok = status == IB_WC_SUCCESS;
-
-	/* Every opcode counted: -Wswitch fails the build for one left out. */
-	switch ((enum srd_wqe_opcode)wqe_opcode) {
-	case SRD_WQE_SEND:
-	case SRD_WQE_SEND_WITH_IMM:
-		srd_count_one(sdev, SRD_CNT_SEND_WRS);
-		if (ok)
-			srd_count(sdev, SRD_CNT_SEND_BYTES, len);
-		break;
-	case SRD_WQE_RDMA_READ:
-		srd_count_one(sdev, SRD_CNT_RDMA_READ_WRS);
-		if (ok)
-			srd_count(sdev, SRD_CNT_RDMA_READ_BYTES, len);
-		else
-			srd_count_one(sdev, SRD_CNT_RDMA_READ_WR_ERR);
-		break;
-	case SRD_WQE_RDMA_WRITE:
-	case SRD_WQE_RDMA_WRITE_WITH_IMM:
-		srd_count_one(sdev, SRD_CNT_RDMA_WRITE_WRS);
-		if (ok)
-			srd_count(sdev, SRD_CNT_RDMA_WRITE_BYTES, len);
-		else
-			srd_count_one(sdev, SRD_CNT_RDMA_WRITE_WR_ERR);
-		break;
-	}
-}
-
 /* The names of every counter, in the order get_hw_stats fills them. */
 void srd_counters_init(void)
 {

@@ -82,26 +82,6 @@ static bool srd_port_is_up(const struct net_device *ndev)
 	return netif_running(ndev) && netif_carrier_ok(ndev);
 }
 
-/* The port's active MTU, or 0 if the netdev's MTU is too small for any. */
-static enum ib_mtu srd_active_mtu(struct srd_dev *sdev)
-{
-	u32 payload = srd_wire_ud_payload_max(READ_ONCE(sdev->ndev->mtu));
-
-	return payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
-}
-
-u32 srd_port_mtu_bytes(struct srd_dev *sdev)
-{
-	enum ib_mtu mtu = srd_active_mtu(sdev);
-
-	return mtu ? ib_mtu_enum_to_int(mtu) : 0;
-}
-
-u32 srd_max_srd_msg_bytes(struct srd_dev *sdev)
-{
-	return sdev->limits.max_srd_msg_bytes;
-}
-
 static int srd_query_port(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attr *attr)
 {
@@ -114,7 +94,7 @@ static int srd_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = srd_max_srd_msg_bytes(sdev);
 	attr->max_mtu = IB_MTU_4096;
 	attr->max_vl_num = 1;
-	attr->active_mtu = srd_active_mtu(sdev);
+	attr->active_mtu = srd_port_active_mtu(sdev);
 	if (srd_port_is_up(ndev)) {
 		attr->state = IB_PORT_ACTIVE;
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;

@@ -13,6 +13,7 @@
  * "efa" names efa-gen1, the EFA that Debian 12's rdma-core 44 knows.
  * The generations differ only in their caps: no figure of EFA's limits is
  * published per generation (docs/protocol.md, "Limits profiles").
+ * Here too, the limit the netdev sets: the port's MTU.
  */
 
 #include <linux/moduleparam.h>
@@ -182,4 +183,19 @@ void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe)
 		cqe->vendor_err = SRD_EFA_VERR_REMOTE_BAD_STATUS;
 		cqe->status = IB_WC_BAD_RESP_ERR;
 	}
+}
+
+/* The port's active MTU, or 0 if the netdev's MTU is too small for any. */
+enum ib_mtu srd_port_active_mtu(struct srd_dev *sdev)
+{
+	u32 payload = srd_wire_ud_payload_max(READ_ONCE(sdev->ndev->mtu));
+
+	return payload >= 256 ? ib_mtu_int_to_enum(payload) : 0;
+}
+
+u32 srd_port_mtu_bytes(struct srd_dev *sdev)
+{
+	enum ib_mtu mtu = srd_port_active_mtu(sdev);
+
+	return mtu ? ib_mtu_enum_to_int(mtu) : 0;
 }

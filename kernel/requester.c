@@ -128,43 +128,27 @@ static enum srd_msg_kind srd_wqe_msg_kind(u32 rules)
 }
 
 /*
- * Hand the send work request @wqe of SRD QP @qp to the transport.  Under
+ * Hand the send work request @wqe of SRD QP @qp, of @rule and payload
+ * @len as srd_wqe_check() found them, to the transport.  Under
  * sq_mutex.  Returns 0 when the work request is done with: handed over,
  * or failed with res->status set; -EAGAIN when the peer cannot take more
  * now (the caller retries later, the slot still posted).
  */
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		       struct srd_wqe_rule rule, u32 len,
 		       struct srd_send_result *res)
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
-	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
 	bool rdma = rule.rules & SRD_WQE_RULE_RDMA;
+	bool is_inline = wqe->flags & SRD_WQE_INLINE;
 	struct srd_send_req r = {}, *req = &r;
 	union ib_gid sgid, dgid;
 	struct srd_outbound *msg;
 	struct srd_kpeer *kp;
-	bool is_inline;
-	u32 len, verr;
+	u32 verr;
 	int ret;
 
-	if (!(rule.qps & SRD_WQE_ON_SRD))
-		goto err_opcode;
-	/* The profile's RDMA: the efa one has no RDMA write. */
-	if ((rule.cap & sdev->limits.device_caps) != rule.cap)
-		goto err_opcode;
-	is_inline = wqe->flags & SRD_WQE_INLINE;
-	if (is_inline && (rule.rules & SRD_WQE_RULE_REMOTE_READ))
-		goto err_wqe;
-	if (!srd_sq_wqe_payload(qp, wqe, rdma ? min(qp->sq.max_sge,
-						    sdev->limits.max_rdma_sge) :
-				qp->sq.max_sge, &len, res))
-		return 0;
-	if (len > (rdma ? SRD_MAX_RDMA_BYTES : srd_max_srd_msg_bytes(sdev))) {
-		res->status = IB_WC_LOC_LEN_ERR;
-		res->vendor_err = SRD_VERR_MSG_TOO_LONG;
-		return 0;
-	}
 	if (is_inline)
 		msg = srd_outbound_alloc(qp, struct_size(msg, inline_data, len));
 	else
@@ -218,7 +202,7 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 
 	req->src_qpn = qp->ibqp.qp_num;
 	req->dst_qpn = wqe->remote_qpn & 0xffffff;
-	req->qkey = srd_sq_wqe_qkey(qp, wqe);
+	req->qkey = srd_wqe_qkey(qp, wqe);
 	req->has_imm = rule.rules & SRD_WQE_RULE_IMM;
 	req->imm_data = be32_to_cpu(wqe->imm_data);
 	req->solicited = wqe->flags & SRD_WQE_SOLICITED;
@@ -255,14 +239,6 @@ int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 err_nomem:
 	res->status = IB_WC_GENERAL_ERR;
 	res->vendor_err = SRD_VERR_NOMEM;
-	return 0;
-err_opcode:
-	res->status = IB_WC_LOC_QP_OP_ERR;
-	res->vendor_err = SRD_VERR_BAD_OPCODE;
-	return 0;
-err_wqe:
-	res->status = IB_WC_LOC_LEN_ERR;
-	res->vendor_err = SRD_VERR_BAD_WQE;
 	return 0;
 }
 

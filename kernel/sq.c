@@ -2,48 +2,12 @@
 /*
  * softsrd: the send queue.  The provider fills SQ slots and rings a
  * doorbell (a POST_SEND with no work requests); the doorbell consumes the
- * ring here, in the caller's process context.  A UD send goes out at once
- * (ud.c) and completes here; an SRD send goes to the transport
- * (requester.c), which completes it later.
+ * ring here, in the caller's process context.  Each WQE is checked
+ * (wqe.c); a UD send goes out at once (ud.c) and completes here; an SRD
+ * send goes to the transport (requester.c), which completes it later.
  */
 
 #include "srd.h"
-#include "message.h"
-
-/*
- * The payload of a send WQE, checked as every send's is, UD or SRD:
- * inline data within the QP's limit and its ring slot, else at most
- * @max_sge SGEs.  Sets *len (U32_MAX if the SGEs add up to more) and
- * res->byte_len; false, with @res set, if the WQE is malformed.
- */
-bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-			u32 max_sge, u32 *len, struct srd_send_result *res)
-{
-	u32 max_inline_room = qp->sq.ring->stride - sizeof(*wqe);
-
-	if (wqe->flags & SRD_WQE_INLINE) {
-		*len = wqe->inline_len;
-		if (*len > qp->max_inline || *len > max_inline_room)
-			goto err_wqe;
-	} else {
-		if (wqe->num_sge > max_sge)
-			goto err_wqe;
-		*len = srd_sge_len((const void *)(wqe + 1), wqe->num_sge);
-	}
-	res->byte_len = *len;
-	return true;
-
-err_wqe:
-	srd_send_fail(res, IB_WC_LOC_LEN_ERR, SRD_VERR_BAD_WQE);
-	return false;
-}
-
-/* The Q_Key a send WQE names: with the high bit set, the QP's own. */
-u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe)
-{
-	return wqe->remote_qkey & 0x80000000 ? READ_ONCE(qp->qkey) :
-					       wqe->remote_qkey;
-}
 
 /*
  * May the doorbell start one more SRD send?  Not while the QP has as many
@@ -117,7 +81,8 @@ static void srd_sq_process(struct srd_qp *qp)
 	struct srd_ring *ring = qp->sq.ring;
 	struct srd_send_wqe *wqe = qp->sq.wqe;
 	struct srd_send_result res;
-	u32 prod;
+	struct srd_wqe_rule rule;
+	u32 prod, len;
 
 	lockdep_assert_held(&qp->sq_mutex);
 
@@ -136,9 +101,12 @@ static void srd_sq_process(struct srd_qp *qp)
 		/* Work on a copy: userspace may rewrite the slot meanwhile. */
 		memcpy(wqe, srd_ring_slot(ring, qp->sq.cons), ring->stride);
 		res = (struct srd_send_result){ .status = IB_WC_SUCCESS };
-		if (!qp->is_srd) {
-			srd_ud_send(qp, wqe, &res);
-		} else if (srd_requester_post(qp, wqe, &res) == -EAGAIN) {
+		if (!srd_wqe_check(qp, wqe, &rule, &len, &res)) {
+			/* Completes in error below. */
+		} else if (!qp->is_srd) {
+			srd_ud_send(qp, wqe, rule, len, &res);
+		} else if (srd_requester_post(qp, wqe, rule, len, &res) ==
+			   -EAGAIN) {
 			/* The peer is full: try again shortly. */
 			WRITE_ONCE(qp->sq_blocked, true);
 			mod_delayed_work(srd_wq, &qp->sq_work, 1);
@@ -155,8 +123,7 @@ static void srd_sq_process(struct srd_qp *qp)
 		if (res.status != IB_WC_SUCCESS ||
 		    (!qp->is_srd &&
 		     ((wqe->flags & SRD_WQE_SIGNALED) || qp->sq_sig_all))) {
-			srd_complete(qp->scq, qp, wqe->wr_id,
-				     srd_wqe_rule(wqe->opcode).cqe,
+			srd_complete(qp->scq, qp, wqe->wr_id, rule.cqe,
 				     res.status, res.vendor_err, res.byte_len);
 		}
 		if (res.status != IB_WC_SUCCESS && !res.keep_qp) {

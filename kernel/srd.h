@@ -477,10 +477,11 @@ static inline struct srd_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct srd_qp, ibqp);
 }
 
-/* The largest UD payload: the port's active MTU, in bytes. */
-u32 srd_port_mtu_bytes(struct srd_dev *sdev);
-/* The largest SRD message: the limits profile's, or the port MTU. */
-u32 srd_max_srd_msg_bytes(struct srd_dev *sdev);
+/* The largest SRD message: the limits profile's. */
+static inline u32 srd_max_srd_msg_bytes(const struct srd_dev *sdev)
+{
+	return sdev->limits.max_srd_msg_bytes;
+}
 
 /* bus.c: the parent device every srd ib_device hangs from */
 int srd_bus_init(void);
@@ -521,6 +522,10 @@ int srd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* limits.c */
 void srd_limits_init(struct srd_limits *limits);
+/* The port's active MTU (0 if the netdev's is too small for any) ... */
+enum ib_mtu srd_port_active_mtu(struct srd_dev *sdev);
+/* ... and in bytes: the largest UD payload. */
+u32 srd_port_mtu_bytes(struct srd_dev *sdev);
 const char *srd_limits_name(const struct srd_limits *limits);
 void srd_profile_cqe(const struct srd_limits *limits, struct srd_cqe *cqe);
 
@@ -594,10 +599,18 @@ void srd_complete_flags(struct srd_cq *cq, struct srd_qp *qp, u64 wr_id,
 void srd_complete_recv(struct srd_qp *qp, u64 wr_id, u8 opcode,
 		       u32 byte_len, const struct srd_recv_from *from);
 
-/* ah.c */
+/* ah.c: the verbs */
 int srd_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		  struct ib_udata *udata);
 int srd_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* ahn.c: the device's table of AH numbers, and the data path's lookups */
+struct srd_ah_entry *srd_ah_entry_get(struct srd_dev *sdev,
+				      const union ib_gid *sgid,
+				      const union ib_gid *dgid);
+void srd_ah_entry_put(struct srd_dev *sdev, struct srd_ah_entry *e);
+void srd_ah_pd_add(struct srd_dev *sdev, struct srd_ah *ah);
+void srd_ah_pd_del(struct srd_dev *sdev, struct srd_ah *ah);
 bool srd_ah_lookup(struct srd_dev *sdev, u32 ahn, union ib_gid *sgid,
 		   union ib_gid *dgid);
 u16 srd_ah_find_ahn(struct srd_dev *sdev, const struct ib_pd *pd,
@@ -612,17 +625,20 @@ int srd_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int srd_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int srd_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void srd_qps_mtu_changed(struct srd_dev *sdev);
+int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+/* wq.c: a QP's work queues, as the data path uses them */
 struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn);
 void srd_qp_put(struct srd_qp *qp);
-void srd_qps_mtu_changed(struct srd_dev *sdev);
+void srd_qp_set_state(struct srd_qp *qp, enum ib_qp_state state);
 int srd_rq_peek(struct srd_qp *qp);
 void srd_rq_consume(struct srd_qp *qp);
 int srd_rq_claim(struct srd_qp *qp);
 void srd_qp_set_error(struct srd_qp *qp);
 void srd_qp_flush_rq(struct srd_qp *qp);
 void srd_qp_flush_sq(struct srd_qp *qp);
-int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr);
 
 /* sq.c: the send queue's doorbell */
 int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -674,12 +690,15 @@ static inline void srd_send_fail(struct srd_send_result *res, u8 status,
 	res->vendor_err = verr;
 }
 
+/* wqe.c: the checks and fields every send WQE shares, UD or SRD */
+bool srd_wqe_check(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		   struct srd_wqe_rule *rule, u32 *len,
+		   struct srd_send_result *res);
+u32 srd_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe);
+void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len);
 int srd_requester_post(struct srd_qp *qp, const struct srd_send_wqe *wqe,
+		       struct srd_wqe_rule rule, u32 len,
 		       struct srd_send_result *res);
-/* sq.c: the checks and fields every send WQE shares, UD or SRD */
-bool srd_sq_wqe_payload(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-			u32 max_sge, u32 *len, struct srd_send_result *res);
-u32 srd_sq_wqe_qkey(const struct srd_qp *qp, const struct srd_send_wqe *wqe);
 int srd_requester_gather(struct srd_outbound *msg, u32 offset, u8 *dst,
 			 u32 len);
 void srd_requester_done(struct srd_outbound *msg, enum srd_comp_status st);
@@ -703,7 +722,7 @@ void srd_responder_resp_done(struct srd_inbound *in, enum srd_comp_status st);
 
 /* ud.c */
 void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-		 struct srd_send_result *res);
+		 struct srd_wqe_rule rule, u32 len, struct srd_send_result *res);
 void srd_ud_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 		 const union ib_gid *sgid, const union ib_gid *dgid,
 		 u8 hop_limit);
@@ -711,12 +730,14 @@ void srd_ud_recv(struct srd_dev *sdev, struct sk_buff *skb, int hdr_offset,
 /* socket.c */
 int srd_net_get(struct net *net, struct srd_net **snetp);
 void srd_net_put(struct srd_net *snet);
+int srd_socket_init(void);
+void srd_socket_exit(void);
+
+/* route.c */
 int srd_xmit(struct srd_dev *sdev, struct sk_buff *skb,
 	     const union ib_gid *sgid, const union ib_gid *dgid, u16 src_port);
 int srd_route_check(struct srd_dev *sdev, const union ib_gid *sgid,
 		    const union ib_gid *dgid);
-int srd_socket_init(void);
-void srd_socket_exit(void);
 
 /* txbuf.c */
 struct sk_buff *srd_xmit_alloc(struct srd_dev *sdev, u32 len, gfp_t gfp);
@@ -725,7 +746,6 @@ void srd_txbuf_exit(void);
 
 /* counters.c */
 void srd_counters_init(void);
-void srd_count_sq_wr(struct srd_dev *sdev, u8 wqe_opcode, u8 status, u32 len);
 struct rdma_hw_stats *srd_alloc_hw_device_stats(struct ib_device *ibdev);
 struct rdma_hw_stats *srd_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);

@@ -38,25 +38,16 @@ static u32 srd_gather(struct srd_qp *qp, const struct srd_sge *sge,
 }
 
 void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
-		 struct srd_send_result *res)
+		 struct srd_wqe_rule rule, u32 len, struct srd_send_result *res)
 {
 	struct srd_dev *sdev = qp->sdev;
 	const struct srd_sge *sge = (const void *)(wqe + 1);
-	struct srd_wqe_rule rule = srd_wqe_rule(wqe->opcode);
 	struct srd_ud_hdr hdr;
 	union ib_gid sgid, dgid;
 	struct sk_buff *skb;
-	u32 len, verr;
+	u32 verr;
 	int err;
 
-	if (!(rule.qps & SRD_WQE_ON_UD))
-		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR,
-				     SRD_VERR_BAD_OPCODE);
-	if (!srd_sq_wqe_payload(qp, wqe, qp->sq.max_sge, &len, res))
-		return;
-	if (len > srd_port_mtu_bytes(sdev))
-		return srd_send_fail(res, IB_WC_LOC_LEN_ERR,
-				     SRD_VERR_MSG_TOO_LONG);
 	if (!srd_ah_lookup(sdev, wqe->ahn, &sgid, &dgid))
 		return srd_send_fail(res, IB_WC_LOC_QP_OP_ERR, SRD_VERR_BAD_AH);
 
@@ -70,7 +61,7 @@ void srd_ud_send(struct srd_qp *qp, const struct srd_send_wqe *wqe,
 		.flags = wqe->flags & SRD_WQE_SOLICITED ? SRD_WF_UD_SOLICITED : 0,
 		.dst_qpn = wqe->remote_qpn,
 		.src_qpn = qp->ibqp.qp_num,
-		.qkey = srd_sq_wqe_qkey(qp, wqe),
+		.qkey = srd_wqe_qkey(qp, wqe),
 		.imm_data = be32_to_cpu(wqe->imm_data),
 	};
 	srd_wire_put_ud(skb_put(skb, SRD_HDR_UD_BYTES), &hdr);
