@@ -32,13 +32,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "srd_test.h"
+#include "srd_case.h"
 
 #define KiB		1024u
 #define MiB		(1024u * 1024u)
@@ -83,57 +82,11 @@ static struct ibv_qp *qa, *qb;		/* the requester's and the responder's */
 static struct ibv_qp_ex *qx;		/* qa's ibv_wr_* */
 static int rdma_sge = 1;		/* SGEs of an RDMA WR, at most MAX_SGE */
 static uint64_t max_bytes = BIG;	/* -m */
-static const char *who = "";		/* "[uid 65534] " in --unpriv */
 static const char *ip_a, *ip_b;
 
 static void make_qps(bool loud);
 
-/* --- checks -------------------------------------------------------------- */
-
-static int case_fails;
-static const char *case_skip;		/* set by a case that cannot run here */
-
-static bool __attribute__((format(printf, 4, 5)))
-check_at(bool ok, bool loud, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	ksft_n++;
-	if (!ok)
-		case_fails++;
-	if (ok && !loud)
-		return true;
-	printf(ok ? "#   %sok: " : "#   %sFAIL: ", who);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (ok)
-		printf("\n");
-	else
-		printf(" (line %d)\n", line);
-	return ok;
-}
-
-/* expect: reported either way; must: reported only when it fails. */
-#define expect(cond, ...) check_at(!!(cond), true, __LINE__, __VA_ARGS__)
-#define must(cond, ...) check_at(!!(cond), false, __LINE__, __VA_ARGS__)
-
-static const char *err_str(int rc)
-{
-	return rc ? strerror(rc) : "success";
-}
-
-static const char *opc_str(enum ibv_wc_opcode op)
-{
-	switch (op) {
-	case IBV_WC_SEND: return "SEND";
-	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";
-	case IBV_WC_RDMA_READ: return "RDMA_READ";
-	case IBV_WC_RECV: return "RECV";
-	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
-	default: return "other";
-	}
-}
+/* --- completions --------------------------------------------------------- */
 
 /* A completion in words (two buffers: two calls may share a printf). */
 static const char *wc_str(const struct ibv_wc *wc)
@@ -145,7 +98,7 @@ static const char *wc_str(const struct ibv_wc *wc)
 	snprintf(s[k], sizeof(s[k]), "wr_id %llu %s (%d) vendor_err %u opcode %s (%d) "
 		 "byte_len %u", (unsigned long long)wc->wr_id,
 		 ibv_wc_status_str(wc->status), wc->status, wc->vendor_err,
-		 opc_str(wc->opcode), wc->opcode, wc->byte_len);
+		 srd_opcode_str(wc->opcode), wc->opcode, wc->byte_len);
 	return s[k];
 }
 
@@ -222,18 +175,6 @@ static long not_byte(const void *p, size_t len, uint8_t b)
 
 /* --- counters ------------------------------------------------------------- */
 
-static bool read_sysfs(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
 /*
  * The rkey counters of dev (hw_counters/NAME, -1 if unreadable), after
  * ib_core's cache (hw_counters/lifespan ms) has expired once.
@@ -245,7 +186,7 @@ static void ctrs_read(const char *dev, long long v[NCTR])
 	int i;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/hw_counters/lifespan", dev);
-	if (read_sysfs(path, buf, sizeof(buf)))
+	if (srd_read_sysfs(path, buf, sizeof(buf)))
 		life = atoll(buf);
 	if (life < 0 || life > 2000)
 		life = 10;
@@ -253,7 +194,7 @@ static void ctrs_read(const char *dev, long long v[NCTR])
 	for (i = 0; i < NCTR; i++) {
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/hw_counters/%s",
 			 dev, ctr_name[i]);
-		v[i] = read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
+		v[i] = srd_read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
 	}
 }
 
@@ -298,7 +239,7 @@ static void dump_counters(const char *dev)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/hw_counters/%s", dev,
 			 e->d_name);
-		if (read_sysfs(path, buf, sizeof(buf)) && atoll(buf))
+		if (srd_read_sysfs(path, buf, sizeof(buf)) && atoll(buf))
 			n += snprintf(line + n, sizeof(line) - n, " %s=%lld", e->d_name,
 				      atoll(buf));
 	}
@@ -472,14 +413,6 @@ static int op_ms(uint64_t len)
 	return WC_TIMEOUT_MS + (int)(len / MiB) * 1500;
 }
 
-static bool next_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms, const char *what)
-{
-	int rc = srd_poll(cq, wc, ms);
-
-	return must(rc == 1, "%s: expected a completion within %d ms, %s", what, ms,
-		    rc ? "ibv_poll_cq failed" : "saw none");
-}
-
 static enum ibv_wc_opcode wc_opcode_of(enum rop op)
 {
 	return op == R_READ ? IBV_WC_RDMA_READ : IBV_WC_RDMA_WRITE;
@@ -584,7 +517,7 @@ static void case_caps(void)
 		attr.comp_mask = 0;
 		rc = srddv_query_device(ep->ctx, &attr, sizeof(attr));
 		if (!expect(rc == 0, "srddv_query_device(%s): expected success, saw %s",
-			    ep->name, err_str(rc)))
+			    ep->name, srd_err_str(rc)))
 			continue;
 		if (ep == &A)
 			max_a = attr.max_rdma_size;
@@ -613,18 +546,18 @@ static void case_caps(void)
 	memset(&attr, 0, sizeof(attr));
 	rc = srddv_query_device(A.ctx, &attr, sizeof(attr) - 1);
 	expect(rc == EINVAL, "srddv_query_device with inlen %zu (short of max_rdma_size): "
-	       "expected EINVAL, saw %s", sizeof(attr) - 1, err_str(rc));
+	       "expected EINVAL, saw %s", sizeof(attr) - 1, srd_err_str(rc));
 	attr.comp_mask = 1;
 	rc = srddv_query_device(A.ctx, &attr, sizeof(attr));
 	expect(rc == EINVAL, "srddv_query_device with comp_mask 1 in: expected EINVAL, saw %s",
-	       err_str(rc));
+	       srd_err_str(rc));
 	memset(&big, 0xff, sizeof(big));
 	big.a.comp_mask = 0;
 	rc = srddv_query_device(A.ctx, &big.a, sizeof(big));
 	expect(rc == 0 && not_byte(big.more, sizeof(big.more), 0) < 0 &&
 	       big.a.max_rdma_size == max_a,
 	       "srddv_query_device with 8 bytes more than it knows: expected success and "
-	       "them zeroed, saw %s, first non-zero at %ld", err_str(rc),
+	       "them zeroed, saw %s, first non-zero at %ld", srd_err_str(rc),
 	       not_byte(big.more, sizeof(big.more), 0));
 	/* Another provider's device, when there is one (rxe, ...). */
 	list = ibv_get_device_list(NULL);
@@ -638,7 +571,7 @@ static void case_caps(void)
 			continue;
 		rc = srddv_query_device(c, &attr, sizeof(attr));
 		expect(rc == EOPNOTSUPP, "srddv_query_device(%s, not srd): expected "
-		       "EOPNOTSUPP, saw %s", ibv_get_device_name(list[i]), err_str(rc));
+		       "EOPNOTSUPP, saw %s", ibv_get_device_name(list[i]), srd_err_str(rc));
 		ibv_close_device(c);
 		break;
 	}
@@ -674,7 +607,7 @@ static void case_caps(void)
 		rc = srd_err(ibv_post_send(qa, &wr, &bad));
 		expect(rc == EINVAL && bad == &wr,
 		       "ibv_post_send %s on an SRD QP: expected EINVAL and bad_wr the WR, "
-		       "saw %s, bad_wr %s", rop_name[i], err_str(rc),
+		       "saw %s, bad_wr %s", rop_name[i], srd_err_str(rc),
 		       bad == &wr ? "the WR" : bad ? "another" : "NULL");
 	}
 	expect_quiet(A.scq, "nothing posted by the refused ibv_post_send");
@@ -697,7 +630,7 @@ static void case_caps(void)
 		rc = ibv_wr_complete(qx);
 		expect(rc == EINVAL, "ibv_wr_rdma_write of max_rdma_size + 1 = %llu bytes: "
 		       "expected EINVAL from ibv_wr_complete, saw %s",
-		       (unsigned long long)max + 1, err_str(rc));
+		       (unsigned long long)max + 1, srd_err_str(rc));
 		expect_quiet(A.scq, "nothing posted by the refused ibv_wr_complete");
 
 		/*
@@ -719,7 +652,7 @@ static void case_caps(void)
 		rc = ibv_wr_complete(tx);
 		if (expect(rc == 0, "ibv_wr_rdma_write of exactly max_rdma_size (%llu bytes, "
 			   "more than max_msg_sz): expected libsrd to take it, saw %s",
-			   (unsigned long long)max, err_str(rc))) {
+			   (unsigned long long)max, srd_err_str(rc))) {
 			struct ibv_wc wc;
 
 			if (next_wc(A.scq, &wc, WC_TIMEOUT_MS, "max_rdma_size write"))
@@ -776,14 +709,14 @@ static bool one_op(enum rop op, uint32_t len, size_t ro, size_t lo)
 	}
 	if (op == R_WRITE_IMM) {
 		rc = post_imm_recv(seq, seq);
-		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, err_str(rc)))
+		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, srd_err_str(rc)))
 			return false;
 	}
 
 	t0 = srd_now_ms();
 	rc = post_ops(qx, &o, 1);
 	if (!must(rc == 0, "%s: ibv_wr_complete: expected success, saw %s", what,
-		  err_str(rc)))
+		  srd_err_str(rc)))
 		return false;
 	ok = expect_op_wc(A.scq, seq, op, IBV_WC_SUCCESS, 0, op_ms(len), false, what);
 	if (op == R_WRITE_IMM) {
@@ -840,7 +773,7 @@ static void many_in_flight(void)
 		}
 		if (o[i].op == R_WRITE_IMM) {
 			rc = post_imm_recv(seq0 + i, i);
-			if (!must(rc == 0, "ibv_post_recv %u: %s", i, err_str(rc)))
+			if (!must(rc == 0, "ibv_post_recv %u: %s", i, srd_err_str(rc)))
 				return;
 			n_imm++;
 		}
@@ -849,7 +782,7 @@ static void many_in_flight(void)
 	t0 = srd_now_ms();
 	rc = post_ops(qx, o, MANY);
 	if (!expect(rc == 0, "%d ops in one ibv_wr_start .. ibv_wr_complete: expected "
-		    "success, saw %s", MANY, err_str(rc)))
+		    "success, saw %s", MANY, srd_err_str(rc)))
 		return;
 	/*
 	 * A write with imm's receive completes before its sender hears of it:
@@ -966,13 +899,13 @@ static bool good_op(enum rop op, bool post_recv, const char *after)
 		fill(abuf + lo, 256, seq, 0);
 	if (op == R_WRITE_IMM && post_recv) {
 		rc = post_imm_recv(seq, 1000);
-		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, err_str(rc)))
+		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, srd_err_str(rc)))
 			return false;
 	}
 	ok = must(srd_qp_state(qa) == IBV_QPS_RTS, "%s: expected the QP in RTS, saw state %d",
 		  what, srd_qp_state(qa));
 	rc = post_ops(qx, &o, 1);
-	ok &= must(rc == 0, "%s: ibv_wr_complete: %s", what, err_str(rc));
+	ok &= must(rc == 0, "%s: ibv_wr_complete: %s", what, srd_err_str(rc));
 	if (rc)
 		return false;
 	ok &= expect_op_wc(A.scq, seq, op, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, false, what);
@@ -1029,14 +962,14 @@ static void refused(const struct refusal *r)
 		fill_sges(&o, seq);
 	if (r->op == R_WRITE_IMM) {
 		rc = post_imm_recv(seq, 1001);
-		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, err_str(rc)))
+		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, srd_err_str(rc)))
 			return;
 	}
 	ctrs_read(B.name, before);
 
 	rc = post_ops(qx, &o, 1);
 	if (!must(rc == 0, "%s: ibv_wr_complete: expected success, saw %s", what,
-		  err_str(rc)))
+		  srd_err_str(rc)))
 		return;
 	if (zero)
 		expect_op_wc(A.scq, seq, r->op, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, true, what);
@@ -1294,7 +1227,7 @@ static void case_dereg(void)
 	spread(&o[1], lread, lmr->lkey, len, 1);
 	t0 = srd_now_ms();
 	rc = post_ops(qx, o, 2);
-	if (!must(rc == 0, "ibv_wr_complete: %s", err_str(rc)))
+	if (!must(rc == 0, "ibv_wr_complete: %s", srd_err_str(rc)))
 		goto out;
 
 	/* Deregister both once bytes move, so that the ops are mid-flight. */
@@ -1317,7 +1250,7 @@ static void case_dereg(void)
 	expect(rc_w == 0 && rc_r == 0 && t_r - t_start < 10000,
 	       "ibv_dereg_mr of the write's and the read's MRs mid-flight: expected both "
 	       "to return 0 (within 10 s), saw %s and %s; bytes moved at %lld ms, "
-	       "deregistered at %lld and %lld ms", err_str(rc_w), err_str(rc_r), t_start,
+	       "deregistered at %lld and %lld ms", srd_err_str(rc_w), srd_err_str(rc_r), t_start,
 	       t_w, t_r);
 
 	for (i = 0; i < 2; i++) {
@@ -1425,7 +1358,7 @@ static bool uverbs_node(const char *dev, char *path, size_t len)
 
 	for (i = 0; i < 64; i++) {
 		snprintf(p, sizeof(p), "/sys/class/infiniband_verbs/uverbs%d/ibdev", i);
-		if (!read_sysfs(p, name, sizeof(name)))
+		if (!srd_read_sysfs(p, name, sizeof(name)))
 			continue;
 		name[strcspn(name, "\n")] = 0;
 		if (!strcmp(name, dev)) {
@@ -1459,7 +1392,7 @@ static void case_unpriv(void)
 			  dev))
 			return;
 		if (stat(node[i], &st) || (st.st_mode & 0666) != 0666) {
-			case_skip = "the uverbs nodes are not mode 0666 (srd_rdma.sh makes "
+			srd_case_skip = "the uverbs nodes are not mode 0666 (srd_rdma.sh makes "
 				    "them so)";
 			return;
 		}
@@ -1649,8 +1582,8 @@ static void u_expect_lkey_refused(struct ibv_cq *cq, uint64_t wr_id, const char 
 
 static int u_exit(void)
 {
-	printf("#   %s%d checks, %d failed\n", who, ksft_n, case_fails);
-	return case_fails ? KSFT_FAIL : KSFT_PASS;
+	printf("#   %s%d checks, %d failed\n", srd_check_who, ksft_n, srd_case_fails);
+	return srd_case_fails ? KSFT_FAIL : KSFT_PASS;
 }
 
 static int unpriv_main(const char *deva, const char *ipa, const char *devb, const char *ipb)
@@ -1671,7 +1604,7 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 	FILE *in;
 	int gidx, rc;
 
-	who = "[uid 65534] ";
+	srd_check_who = "[uid 65534] ";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_init(64 * KiB);
 	in = fdopen(3, "r");
@@ -1756,7 +1689,7 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 				 .rkey = rkey, .raddr = w2, .nsge = 1 };
 		o.sge[0] = (struct ibv_sge){ asrc, 4096, alkey };
 		rc = post_ops(ibv_qp_to_qp_ex(q2), &o, 1);
-		if (must(rc == 0, "ibv_wr_complete: %s", err_str(rc)))
+		if (must(rc == 0, "ibv_wr_complete: %s", srd_err_str(rc)))
 			u_expect_lkey_refused(cqa, 3, "RDMA_WRITE sourced from root's memory "
 					      "with root's lkey");
 		u_sync(in, "L2");
@@ -1764,7 +1697,7 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 				 .rkey = rkey, .raddr = r1, .nsge = 1 };
 		o.sge[0] = (struct ibv_sge){ l3, 4096, alkey };
 		rc = post_ops(ibv_qp_to_qp_ex(q3), &o, 1);
-		if (must(rc == 0, "ibv_wr_complete: %s", err_str(rc)))
+		if (must(rc == 0, "ibv_wr_complete: %s", srd_err_str(rc)))
 			u_expect_lkey_refused(cqa, 4, "RDMA_READ into root's memory with "
 					      "root's lkey");
 		u_sync(in, "L3");
@@ -1780,7 +1713,7 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 				 .rkey = rkey, .raddr = w3 };
 		spread(&o, ubuf, mr->lkey, 4096, 1);
 		rc = post_ops(ibv_qp_to_qp_ex(q1), &o, 1);
-		if (must(rc == 0, "ibv_wr_complete: %s", err_str(rc)))
+		if (must(rc == 0, "ibv_wr_complete: %s", srd_err_str(rc)))
 			expect_op_wc(cqa, 5, R_WRITE, IBV_WC_REM_ACCESS_ERR, VERR_REMOTE_ACCESS,
 				     WC_TIMEOUT_MS, true, "RDMA_WRITE with root's rkey to U's "
 				     "own QP (another PD than the MR's)");
@@ -1803,27 +1736,6 @@ static int unpriv_main(const char *deva, const char *ipa, const char *devb, cons
 }
 
 /* --- main ----------------------------------------------------------------- */
-
-static void ep_open(struct srd_ep *ep, const char *dev, const char *ip, uint8_t **buf,
-		    struct ibv_mr **mr, int access)
-{
-	srd_ep_open(ep, dev, ip);
-	ibv_destroy_qp(ep->qp);
-	ep->qp = NULL;
-	ibv_destroy_cq(ep->scq);
-	ibv_destroy_cq(ep->rcq);
-	ep->scq = ibv_create_cq(ep->ctx, CQ_DEPTH, NULL, NULL, 0);
-	ep->rcq = ibv_create_cq(ep->ctx, CQ_DEPTH, NULL, NULL, 0);
-	if (!ep->scq || !ep->rcq)
-		srd_die("ibv_create_cq", errno);
-	*buf = aligned_alloc(4096, BUF_BYTES);
-	if (!*buf)
-		srd_die("aligned_alloc", ENOMEM);
-	memset(*buf, 0, BUF_BYTES);
-	*mr = ibv_reg_mr(ep->pd, *buf, BUF_BYTES, access);
-	if (!*mr)
-		srd_die("ibv_reg_mr", errno);
-}
 
 /*
  * qa and qb, new: a case finds no receive or state that another left
@@ -1863,27 +1775,49 @@ static void make_qps(bool loud)
 		printf("# no SRD QP on %s: %s\n", B.name, strerror(errno));
 }
 
-static const struct {
-	const char *name;
-	void (*run)(void);
-} cases[] = {
+static const struct srd_case cases[] = {
 	{ "srddv_query_device caps and max_rdma_size; RDMA refused by ibv_post_send",
-	  case_caps },
+	  case_caps, NULL },
 	{ "RDMA_WRITE, _WITH_IMM and READ, 0 B to 40 MiB, unaligned, SGEs, many at once",
-	  case_data },
+	  case_data, NULL },
 	{ "responder checks: rkey, PD, dereg, access, range, zero length; counted",
-	  case_security },
+	  case_security, NULL },
 	{ "MRs deregistered mid-flight: success or REM_ACCESS_ERR, nothing after",
-	  case_dereg },
+	  case_dereg, NULL },
 	{ "uid 65534: RDMA with root's rkey, not its lkey or PD; RLIMIT_MEMLOCK",
-	  case_unpriv },
+	  case_unpriv, NULL },
 };
-#define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
+
+/* Before case i: new QPs (main made case 1's). */
+static void case_before(int i)
+{
+	if (i > 0)
+		make_qps(false);	/* nothing left over from the case before */
+}
+
+/* After a failed case: both sides' counters. */
+static void case_failed(void)
+{
+	dump_counters(A.name);
+	dump_counters(B.name);
+}
+
+static void case_opt(int c, const char *arg)
+{
+	if (c == 'm')
+		max_bytes = strtoull(arg, NULL, 0);
+}
+
+static struct srd_runner runner = {
+	.cases = cases, .n = SRD_NCASES(cases), .letters = true, .nargs = 4,
+	.usage = "[-c CASE[,CASE...]] [-m MAX_BYTES] DEV_A IP_A DEV_B IP_B",
+	.opts = "m:", .opt = case_opt,
+	.before = case_before, .failed = case_failed,
+};
 
 int main(int argc, char **argv)
 {
-	bool chosen[NCASES];
-	int opt, i, failed = 0;
+	int i, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "--probe"))
@@ -1891,49 +1825,16 @@ int main(int argc, char **argv)
 	if (argc == 6 && !strcmp(argv[1], "--unpriv"))
 		return unpriv_main(argv[2], argv[3], argv[4], argv[5]);
 
-	for (i = 0; i < NCASES; i++)
-		chosen[i] = true;
-	while ((opt = getopt(argc, argv, "c:m:")) != -1) {
-		char *s = optarg, *end;
-
-		if (opt == 'm') {
-			max_bytes = strtoull(optarg, NULL, 0);
-			continue;
-		}
-		if (opt != 'c')
-			return KSFT_FAIL;
-		for (i = 0; i < NCASES; i++)
-			chosen[i] = false;
-		for (;;) {
-			long c;
-
-			if (*s >= 'a' && *s < 'a' + NCASES) {
-				c = *s - 'a' + 1;
-				end = s + 1;
-			} else {
-				c = strtol(s, &end, 10);
-			}
-			if (end == s || c < 1 || c > NCASES) {
-				fprintf(stderr, "-c: cases are 1..%d or a..%c\n", NCASES,
-					'a' + NCASES - 1);
-				return KSFT_FAIL;
-			}
-			chosen[c - 1] = true;
-			if (*end != ',')
-				break;
-			s = end + 1;
-		}
-	}
-	if (argc - optind != 4) {
-		fprintf(stderr, "usage: %s [-c CASE[,CASE...]] [-m MAX_BYTES] DEV_A IP_A "
-			"DEV_B IP_B\n", argv[0]);
+	i = srd_cases_args(&runner, argc, argv);
+	if (i < 0)
 		return KSFT_FAIL;
-	}
-	argv += optind;
+	argv += i;
 	ref_init(BIG);
-	ep_open(&A, argv[0], argv[1], &abuf, &amr, IBV_ACCESS_LOCAL_WRITE);
-	ep_open(&B, argv[2], argv[3], &bbuf, &bmr, IBV_ACCESS_LOCAL_WRITE |
-		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	/* No UD QP, and the deeper CQs SRD QPs need; B's MR is the RDMA target. */
+	srd_ep_open_big(&A, argv[0], argv[1], CQ_DEPTH, BUF_BYTES, IBV_ACCESS_LOCAL_WRITE,
+			&abuf, &amr);
+	srd_ep_open_big(&B, argv[2], argv[3], CQ_DEPTH, BUF_BYTES, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &bbuf, &bmr);
 	ip_a = argv[1];
 	ip_b = argv[3];
 	printf("# %s (%s, GID %d) -> %s (%s, GID %d)\n", A.name, argv[1], A.gid_index,
@@ -1944,32 +1845,7 @@ int main(int argc, char **argv)
 		printf("# no AH from %s to %s: %s\n", A.name, B.name, strerror(errno));
 	make_qps(true);
 
-	printf("1..%d\n", NCASES);
-	for (i = 0; i < NCASES; i++) {
-		long long t0 = srd_now_ms();
-
-		if (!chosen[i]) {
-			printf("ok %d %s # SKIP not chosen with -c\n", i + 1, cases[i].name);
-			continue;
-		}
-		printf("# case %d (%c): %s\n", i + 1, 'a' + i, cases[i].name);
-		if (i > 0)
-			make_qps(false);	/* nothing left over from the case before */
-		case_fails = 0;
-		case_skip = NULL;
-		cases[i].run();
-		if (case_fails) {
-			failed++;
-			ksft_failed++;
-			dump_counters(A.name);
-			dump_counters(B.name);
-		}
-		if (case_skip && !case_fails)
-			printf("ok %d %s # SKIP %s\n", i + 1, cases[i].name, case_skip);
-		else
-			printf("%sok %d %s # %lld ms\n", case_fails ? "not " : "", i + 1,
-			       cases[i].name, srd_now_ms() - t0);
-	}
+	rc = srd_cases_run(&runner);
 	if (qa)
 		ibv_destroy_qp(qa);
 	if (qb)
@@ -1982,6 +1858,5 @@ int main(int argc, char **argv)
 	srd_ep_close(&B);
 	free(abuf);
 	free(bbuf);
-	printf("# %d of the chosen cases failed (%d checks)\n", failed, ksft_n);
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	return rc;
 }

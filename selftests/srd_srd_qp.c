@@ -29,10 +29,9 @@
  * and what was seen.  Exit 0 when every case chosen passed, 1 otherwise.
  */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 
-#include "srd_test.h"
+#include "srd_case.h"
 
 #define BIG_SIZE	(20u << 20)	/* each side's registered buffer */
 #define CQ_DEPTH	1024
@@ -56,47 +55,7 @@ static uint8_t *abuf, *bbuf;
 static struct ibv_mr *amr, *bmr;
 static struct ibv_ah *ah_ab;		/* A's AH to B */
 
-/* --- checks -------------------------------------------------------------- */
-
-static int case_fails;
-
-static bool __attribute__((format(printf, 4, 5)))
-check_at(bool ok, bool loud, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	ksft_n++;		/* every check, for the summary line */
-	if (!ok)
-		case_fails++;
-	if (ok && !loud)
-		return true;
-	printf(ok ? "#   ok: " : "#   FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (ok)
-		printf("\n");
-	else
-		printf(" (line %d)\n", line);
-	return ok;
-}
-
-/* expect: reported either way; must: reported only when it fails. */
-#define expect(cond, ...) check_at(!!(cond), true, __LINE__, __VA_ARGS__)
-#define must(cond, ...) check_at(!!(cond), false, __LINE__, __VA_ARGS__)
-#define expect_eq(what, exp, seen)					\
-	check_eq_at(what, (long long)(exp), (long long)(seen), __LINE__)
-
-static bool check_eq_at(const char *what, long long exp, long long seen, int line)
-{
-	return check_at(exp == seen, true, line, "%s: expected %lld, saw %lld",
-			what, exp, seen);
-}
-
-static const char *err_str(int rc)
-{
-	return rc ? strerror(rc) : "success";
-}
+/* --- completions --------------------------------------------------------- */
 
 /* A completion in words, for "saw ..." (one call per printf). */
 static const char *wc_str(const struct ibv_wc *wc)
@@ -111,20 +70,6 @@ static const char *wc_str(const struct ibv_wc *wc)
 
 /* --- sysfs ---------------------------------------------------------------- */
 
-static bool read_sysfs(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
 /*
  * ports/1/hw_counters/NAME of dev, or -1.  ib_core caches the values for
  * hw_counters/lifespan ms: wait that out, so the value is never older
@@ -137,14 +82,14 @@ static long long port_counter(const char *dev, const char *name)
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/lifespan",
 		 dev);
-	if (read_sysfs(path, buf, sizeof(buf)))
+	if (srd_read_sysfs(path, buf, sizeof(buf)))
 		life = atoll(buf);
 	if (life < 0 || life > 2000)
 		life = 10;
 	srd_sleep_ms(life + 15);
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
 		 dev, name);
-	return read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
+	return srd_read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
 }
 
 /* Poll a counter until it reaches at least min (or ms pass); its last value. */
@@ -212,7 +157,7 @@ static struct ibv_qp *srd_qp(struct srd_ep *ep, uint32_t send_wr, uint32_t recv_
 		return NULL;
 	rc = srd_qp_to_rts_rnr(qp, SRD_QKEY, rnr_retry);
 	if (!must(rc == 0, "SRD QP %u on %s RESET -> INIT -> RTR -> RTS: expected "
-		  "success, saw %s", qp->qp_num, ep->name, err_str(rc))) {
+		  "success, saw %s", qp->qp_num, ep->name, srd_err_str(rc))) {
 		ibv_destroy_qp(qp);
 		return NULL;
 	}
@@ -254,17 +199,6 @@ static int ah_number(struct ibv_ah *ah)
 	(void)ah;
 	return -1;
 #endif
-}
-
-/* --- completions --------------------------------------------------------- */
-
-/* The next completion on cq; false and a failed check when none came. */
-static bool next_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms, const char *what)
-{
-	int rc = srd_poll(cq, wc, ms);
-
-	return must(rc == 1, "%s: expected a completion within %d ms, %s", what, ms,
-		    rc ? "ibv_poll_cq failed" : "saw none");
 }
 
 /* The next send completion is wr_id with status (and vendor_err when it is an error). */
@@ -399,12 +333,12 @@ static bool deliver(struct ibv_qp *qa, struct ibv_qp *qb, uint32_t len, uint32_t
 	if (post_recv) {
 		memset(bbuf + roff, POISON, len + GUARD);
 		rc = srd_post_recv(qb, seq, bbuf + roff, len + GUARD, bmr->lkey);
-		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, err_str(rc)))
+		if (!must(rc == 0, "%s: ibv_post_recv: %s", what, srd_err_str(rc)))
 			return false;
 	}
 	srd_fill(abuf, len, seq);
 	rc = srd_post_send(qa, seq, dest(qb), abuf, len, amr->lkey, IBV_SEND_SIGNALED);
-	if (!must(rc == 0, "%s: ibv_post_send: expected success, saw %s", what, err_str(rc)))
+	if (!must(rc == 0, "%s: ibv_post_send: expected success, saw %s", what, srd_err_str(rc)))
 		return false;
 	return expect_send_wc(A.scq, seq, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, false, what) &&
 	       expect_recv_wc(B.rcq, &w, what) &&
@@ -433,7 +367,7 @@ static void expect_modify_einval(struct ibv_qp *qp, const char *what,
 
 	expect(rc == EINVAL && state == state_before,
 	       "%s: expected EINVAL and the state left at %d, saw %s and state %d",
-	       what, state_before, err_str(rc), state);
+	       what, state_before, srd_err_str(rc), state);
 }
 
 /* ibv_query_qp reports the rnr_retry that was set (7 by default). */
@@ -445,7 +379,7 @@ static void expect_rnr_retry(struct ibv_qp *qp, int set, const char *how)
 
 	expect(rc == 0 && qa.rnr_retry == set,
 	       "ibv_query_qp(IBV_QP_RNR_RETRY): expected rnr_retry %d (%s), saw %s, %u", set,
-	       how, err_str(rc), qa.rnr_retry);
+	       how, srd_err_str(rc), qa.rnr_retry);
 }
 
 static void case_create(void)
@@ -498,10 +432,10 @@ static void case_create(void)
 	/* The plain-created QP through the state machine, queried on the way. */
 	rc = srd_qp_to_init(qp[1], 0x2468);
 	expect(rc == 0, "RESET -> INIT (STATE|PKEY_INDEX|PORT|QKEY): expected success, saw %s",
-	       err_str(rc));
+	       srd_err_str(rc));
 	rc = ibv_query_qp(qp[1], &qa, IBV_QP_STATE | IBV_QP_QKEY | IBV_QP_CAP |
 			  IBV_QP_PORT, &qi);
-	expect(rc == 0, "ibv_query_qp: expected success, saw %s", err_str(srd_err(rc)));
+	expect(rc == 0, "ibv_query_qp: expected success, saw %s", srd_err_str(srd_err(rc)));
 	expect(qa.qp_state == IBV_QPS_INIT && qa.qkey == 0x2468 && qa.port_num == 1,
 	       "query in INIT: expected state %d qkey 0x2468 port 1, saw state %d qkey 0x%x "
 	       "port %u", IBV_QPS_INIT, qa.qp_state, qa.qkey, qa.port_num);
@@ -515,13 +449,13 @@ static void case_create(void)
 	rc = srd_err(ibv_modify_qp(qp[1], &qa, IBV_QP_STATE));
 	expect(rc == 0 && srd_qp_state(qp[1]) == IBV_QPS_RTR,
 	       "INIT -> RTR (STATE): expected success and RTR, saw %s and state %d",
-	       err_str(rc), srd_qp_state(qp[1]));
+	       srd_err_str(rc), srd_qp_state(qp[1]));
 	qa.qp_state = IBV_QPS_RTS;
 	qa.sq_psn = 0;
 	rc = srd_err(ibv_modify_qp(qp[1], &qa, IBV_QP_STATE | IBV_QP_SQ_PSN));
 	expect(rc == 0 && srd_qp_state(qp[1]) == IBV_QPS_RTS,
 	       "RTR -> RTS (STATE|SQ_PSN): expected success and RTS, saw %s and state %d",
-	       err_str(rc), srd_qp_state(qp[1]));
+	       srd_err_str(rc), srd_qp_state(qp[1]));
 	expect_rnr_retry(qp[1], 7, "the default");
 
 	/* Transitions UD refuses, on the QP from ibv_create_qp_ex. */
@@ -537,13 +471,13 @@ static void case_create(void)
 	expect_modify_einval(qp[0], "RESET -> INIT to port 2", &qa, init_mask, IBV_QPS_RESET);
 	qa.port_num = 1;
 	rc = srd_err(ibv_modify_qp(qp[0], &qa, init_mask));
-	expect(rc == 0, "RESET -> INIT: expected success, saw %s", err_str(rc));
+	expect(rc == 0, "RESET -> INIT: expected success, saw %s", srd_err_str(rc));
 	qa.qp_state = IBV_QPS_RTS;
 	expect_modify_einval(qp[0], "INIT -> RTS (skipping RTR)", &qa,
 			     IBV_QP_STATE | IBV_QP_SQ_PSN, IBV_QPS_INIT);
 	qa.qp_state = IBV_QPS_RTR;
 	rc = srd_err(ibv_modify_qp(qp[0], &qa, IBV_QP_STATE));
-	expect(rc == 0, "INIT -> RTR: expected success, saw %s", err_str(rc));
+	expect(rc == 0, "INIT -> RTR: expected success, saw %s", srd_err_str(rc));
 	qa.qp_state = IBV_QPS_RTS;
 	expect_modify_einval(qp[0], "RTR -> RTS without IBV_QP_SQ_PSN", &qa, IBV_QP_STATE,
 			     IBV_QPS_RTR);
@@ -575,7 +509,7 @@ static void case_create(void)
 				 s == i ? (i == 0 ? " with IBV_QP_RNR_RETRY 0" :
 					   i == 1 ? " with IBV_QP_RNR_RETRY 3" :
 						    " with IBV_QP_RNR_RETRY 7") : "",
-				 err_str(rc));
+				 srd_err_str(rc));
 		}
 		expect_eq("state after RNR_RETRY on the way (IBV_QPS_RTS = 3)", IBV_QPS_RTS,
 			  srd_qp_state(qp[2 + i]));
@@ -587,7 +521,7 @@ static void case_create(void)
 
 		rc = ibv_modify_qp(qp[2], &bad, IBV_QP_RNR_RETRY);
 		must(rc == EINVAL, "modify_qp(IBV_QP_RNR_RETRY 8): expected EINVAL, saw %s",
-		     err_str(rc));
+		     srd_err_str(rc));
 		expect_rnr_retry(qp[2], 0, "unchanged after rnr_retry 8 was refused");
 	}
 out:
@@ -610,14 +544,14 @@ static bool one_message(struct ibv_qp *qa, struct ibv_qp *qb, bool imm, uint32_t
 	snprintf(what, sizeof(what), "%s of %u bytes", imm ? "SEND_WITH_IMM" : "SEND", len);
 	memset(bbuf, POISON, len + GUARD);
 	rc = srd_post_recv(qb, seq, bbuf, len + GUARD, bmr->lkey);
-	if (!must(rc == 0, "%s: ibv_post_recv: %s", what, err_str(rc)))
+	if (!must(rc == 0, "%s: ibv_post_recv: %s", what, srd_err_str(rc)))
 		return false;
 	srd_fill(abuf, len, seq);
 	rc = srd_post_send_sge(qa, seq, dest(qb), &sg, len ? 1 : 0,
 			       imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, w.imm,
 			       IBV_SEND_SIGNALED);
 	if (!must(rc == 0, "%s: ibv_post_send: expected success, saw %s", what,
-		  err_str(rc)))
+		  srd_err_str(rc)))
 		return false;
 	/* Without its send completion, the receive is not waited for too. */
 	ok = expect_send_wc(A.scq, seq, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, false, what) &&
@@ -663,7 +597,7 @@ static void case_sizes(void)
 		return;
 	max = pa.max_msg_sz;
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/limits_profile", A.name);
-	read_sysfs(path, profile, sizeof(profile));
+	srd_read_sysfs(path, profile, sizeof(profile));
 	printf("# %s: max_msg_sz %u, active MTU %u, limits profile %s\n", A.name, max,
 	       A.mtu, profile);
 	if (!strcmp(profile, "softsrd"))
@@ -714,7 +648,7 @@ static void case_sizes(void)
 	rc = srd_post_send(qp[0], 999, dest(qp[1]), abuf, max + 1, amr->lkey,
 			   IBV_SEND_SIGNALED);
 	expect(rc == EINVAL, "ibv_post_send of max_msg_sz + 1 = %u bytes: expected EINVAL, "
-	       "saw %s", max + 1, err_str(rc));
+	       "saw %s", max + 1, srd_err_str(rc));
 	rc = srd_poll(A.scq, &wc, SRD_QUIET_MS);
 	must(rc == 0, "the refused send: expected no completion, saw %s",
 	     rc == 1 ? wc_str(&wc) : "ibv_poll_cq fail");
@@ -757,7 +691,7 @@ static void case_many(void)
 			uint32_t slot = i * RQ_PER_QP + j;
 
 			rc = srd_post_recv(qb[i], slot, bbuf + slot * MSG, MSG, bmr->lkey);
-			if (!must(rc == 0, "ibv_post_recv %u: %s", slot, err_str(rc)))
+			if (!must(rc == 0, "ibv_post_recv %u: %s", slot, srd_err_str(rc)))
 				goto out;
 		}
 	}
@@ -776,7 +710,7 @@ static void case_many(void)
 					   MSG, amr->lkey, IBV_SEND_SIGNALED);
 			if (!must(rc == 0, "ibv_post_send of message %u with %u of QP %u's "
 				  "credits left: expected success, saw %s", posted,
-				  credits[i], qa[i]->qp_num, err_str(rc)))
+				  credits[i], qa[i]->qp_num, srd_err_str(rc)))
 				goto out;
 			credits[i]--;
 			posted++;
@@ -916,11 +850,11 @@ static void sg_message(struct ibv_qp *qa, struct ibv_qp *qb, uint32_t seq,
 		off += rlen[i] + 4096;
 	}
 	rc = srd_post_recv_sge(qb, seq, rs, 3);
-	if (!must(rc == 0, "%s: ibv_post_recv of 3 SGEs: %s", what, err_str(rc)))
+	if (!must(rc == 0, "%s: ibv_post_recv of 3 SGEs: %s", what, srd_err_str(rc)))
 		return;
 	rc = srd_post_send_sge(qa, seq, dest(qb), ss, 3, IBV_WR_SEND, 0, IBV_SEND_SIGNALED);
 	if (!must(rc == 0, "%s: ibv_post_send of 3 SGEs: expected success, saw %s", what,
-		  err_str(rc)))
+		  srd_err_str(rc)))
 		return;
 	w = (struct rx_want){ .wr_id = seq, .src = qa, .dst = qb, .len = total, .slid = -1 };
 	if (!expect_send_wc(A.scq, seq, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, false, what) ||
@@ -979,7 +913,7 @@ static void send_error(struct ibv_qp *qa, struct srd_dest d, uint32_t len, uint6
 
 	srd_fill(abuf, len, wr_id);
 	rc = srd_post_send(qa, wr_id, d, abuf, len, amr->lkey, IBV_SEND_SIGNALED);
-	if (must(rc == 0, "%s: ibv_post_send: expected success, saw %s", what, err_str(rc)))
+	if (must(rc == 0, "%s: ibv_post_send: expected success, saw %s", what, srd_err_str(rc)))
 		expect_send_wc(A.scq, wr_id, st, verr, ms, true, what);
 }
 
@@ -1004,7 +938,7 @@ static void error_bad_qkey(struct ibv_qp *qa, struct ibv_qp *qb)
 	printf("# a send with qkey 0x%x to a QP of qkey 0x%x\n", SRD_QKEY + 1, SRD_QKEY);
 	memset(bbuf, POISON, 256);
 	rc = srd_post_recv(qb, 511, bbuf, 256, bmr->lkey);
-	if (!must(rc == 0, "ibv_post_recv: %s", err_str(rc)))
+	if (!must(rc == 0, "ibv_post_recv: %s", srd_err_str(rc)))
 		return;
 	d.qkey = SRD_QKEY + 1;
 	send_error(qa, d, 64, 512, IBV_WC_REM_INV_RD_REQ_ERR, VERR_REMOTE_BAD_QKEY,
@@ -1022,7 +956,7 @@ static void error_short_recv(struct ibv_qp *qa, struct ibv_qp *qb, uint32_t rlen
 
 	snprintf(what, sizeof(what), "%u bytes into a %u-byte receive", len, rlen);
 	rc = srd_post_recv(qb, id, bbuf, rlen, bmr->lkey);
-	if (!must(rc == 0, "ibv_post_recv: %s", err_str(rc)))
+	if (!must(rc == 0, "ibv_post_recv: %s", srd_err_str(rc)))
 		return;
 	send_error(qa, dest(qb), len, id, IBV_WC_REM_INV_REQ_ERR, VERR_REMOTE_BAD_LENGTH,
 		   WC_TIMEOUT_MS, what);
@@ -1091,7 +1025,7 @@ static void error_rnr_forever(struct ibv_qp *qb_norecv)
 		rc = srd_post_send(qa, 530 + i, dest(qb_norecv), abuf + i * len, len,
 				   amr->lkey, IBV_SEND_SIGNALED);
 		if (!must(rc == 0, "ibv_post_send %u of %u: expected success, saw %s", i + 1,
-			  w, err_str(rc)))
+			  w, srd_err_str(rc)))
 			goto out;
 	}
 	/* Those taken all the same need receives too: count them in w. */
@@ -1104,7 +1038,7 @@ static void error_rnr_forever(struct ibv_qp *qb_norecv)
 	}
 	expect(extra == 0 && rc == ENOMEM, "send %u with %u sends uncompleted "
 	       "(max_send_wr): expected ENOMEM, saw %u more taken, then %s", w + 1 - extra,
-	       w - extra, extra, err_str(rc));
+	       w - extra, extra, srd_err_str(rc));
 	srd_sleep_ms(1000);
 	rc = srd_poll(A.scq, &wc, 0);
 	expect(rc == 0, "after 1 s without a receive posted: expected no send completion, "
@@ -1114,7 +1048,7 @@ static void error_rnr_forever(struct ibv_qp *qb_norecv)
 	memset(bbuf, POISON, w * len);
 	for (i = 0; i < w; i++) {
 		rc = srd_post_recv(qb_norecv, i, bbuf + i * len, len, bmr->lkey);
-		if (!must(rc == 0, "ibv_post_recv: %s", err_str(rc)))
+		if (!must(rc == 0, "ibv_post_recv: %s", srd_err_str(rc)))
 			goto out;
 	}
 	for (i = 0; i < w; i++) {
@@ -1198,7 +1132,7 @@ static void case_destroy_peer(void)
 	memset(bbuf, POISON, VICTIM_RECVS * MSG);
 	for (i = 0; i < VICTIM_RECVS; i++) {
 		rc = srd_post_recv(qv, i, bbuf + i * MSG, MSG, bmr->lkey);
-		if (!must(rc == 0, "ibv_post_recv: %s", err_str(rc)))
+		if (!must(rc == 0, "ibv_post_recv: %s", srd_err_str(rc)))
 			goto out;
 	}
 	for (i = 0; i < VICTIM_SENDS; i++)
@@ -1206,7 +1140,7 @@ static void case_destroy_peer(void)
 	for (i = 0; i < VICTIM_SENDS; i++) {
 		rc = srd_post_send(qa, i, dest(qv), abuf + i * MSG, MSG, amr->lkey,
 				   IBV_SEND_SIGNALED);
-		if (!must(rc == 0, "ibv_post_send %u: %s", i, err_str(rc)))
+		if (!must(rc == 0, "ibv_post_send %u: %s", i, srd_err_str(rc)))
 			goto out;
 	}
 	/* Mid-stream: once a few messages have arrived. */
@@ -1217,7 +1151,7 @@ static void case_destroy_peer(void)
 	       "receives completed\n", VICTIM_SENDS, MSG, VICTIM_RECVS, nrecv);
 	rc = ibv_destroy_qp(qv);
 	qv = NULL;
-	must(rc == 0, "ibv_destroy_qp of the receiving QP: %s", err_str(rc));
+	must(rc == 0, "ibv_destroy_qp of the receiving QP: %s", srd_err_str(rc));
 
 	/* Every send completes: delivered, or an error that says it was not. */
 	last = srd_now_ms();
@@ -1374,13 +1308,13 @@ static void case_wr_api(void)
 	if (!must(qx, "ibv_qp_to_qp_ex of an SRD QP created with send_ops_flags"))
 		goto out;
 	rc = srd_qp_to_rts(qp[0], SRD_QKEY);
-	if (!must(rc == 0, "the qp_ex to RTS: %s", err_str(rc)))
+	if (!must(rc == 0, "the qp_ex to RTS: %s", srd_err_str(rc)))
 		goto out;
 
 	memset(bbuf, POISON, 4 * slot);
 	for (i = 0; i < 4; i++) {
 		rc = srd_post_recv(qp[1], i, bbuf + i * slot, slot, bmr->lkey);
-		if (!must(rc == 0, "ibv_post_recv: %s", err_str(rc)))
+		if (!must(rc == 0, "ibv_post_recv: %s", srd_err_str(rc)))
 			goto out;
 	}
 	srd_fill(abuf, lens[0], 800);
@@ -1413,7 +1347,7 @@ static void case_wr_api(void)
 	memset(inl, 0xee, sizeof(inl));
 	if (!expect(rc == 0, "ibv_wr_complete of wr_send + set_sge, wr_send_imm + "
 		    "set_inline_data, wr_send + set_sge_list: expected success, saw %s",
-		    err_str(rc)))
+		    srd_err_str(rc)))
 		goto out;
 
 	/* SRD completes messages in any order: match them by wr_id and length. */
@@ -1469,7 +1403,7 @@ static void case_wr_api(void)
 	expect_quiet(A.scq, "ibv_wr_abort: nothing completes");
 	srd_fill(abuf, 64, 811);
 	rc = srd_post_send(qp[0], 811, dest(qp[1]), abuf, 64, amr->lkey, IBV_SEND_SIGNALED);
-	must(rc == 0, "ibv_post_send after the abort: %s", err_str(rc));
+	must(rc == 0, "ibv_post_send after the abort: %s", srd_err_str(rc));
 	if (!rc && expect_send_wc(A.scq, 811, IBV_WC_SUCCESS, 0, WC_TIMEOUT_MS, false,
 				  "the send after ibv_wr_abort") &&
 	    next_wc(B.rcq, &wc, WC_TIMEOUT_MS, "the receive after ibv_wr_abort")) {
@@ -1493,7 +1427,7 @@ static long long dev_counter(const char *dev, const char *name)
 	char path[256], buf[64];
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/hw_counters/%s", dev, name);
-	return read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
+	return srd_read_sysfs(path, buf, sizeof(buf)) ? atoll(buf) : -1;
 }
 
 /*
@@ -1523,7 +1457,7 @@ static struct ibv_mr *sends_held_by_rnr(struct srd_ep *a, struct ibv_qp *qb,
 	if (!rc)
 		rc = srd_post_send(*qa, 901, srd_dest(ah_ab, qb), buf, len, mr->lkey,
 				   IBV_SEND_SIGNALED);
-	if (!must(rc == 0, "ibv_post_send from the new MR: %s", err_str(rc)))
+	if (!must(rc == 0, "ibv_post_send from the new MR: %s", srd_err_str(rc)))
 		return mr;
 	return mr;
 }
@@ -1593,7 +1527,7 @@ static void case_dereg_held(void)
 	pthread_join(th, NULL);
 	printf("#   ibv_dereg_mr returned after %lld ms\n", ms);
 	expect(d.rc == 0 && ms < 5000, "ibv_dereg_mr of an MR held by sends waiting on RNR: "
-	       "expected 0 at once (< 5000 ms), saw %s after %lld ms", err_str(d.rc), ms);
+	       "expected 0 at once (< 5000 ms), saw %s after %lld ms", srd_err_str(d.rc), ms);
 	expect_eq("hw_counters/mrs of A after dereg, its pages still held by the sends",
 		  mrs0 + 1, dev_counter(A.name, "mrs"));
 	rc = srd_poll(A.scq, &wc, 0);
@@ -1635,33 +1569,7 @@ static int hold(bool mr_first)
 
 /* --- main ----------------------------------------------------------------- */
 
-static void ep_open(struct srd_ep *ep, const char *dev, const char *ip,
-		    uint8_t **buf, struct ibv_mr **mr)
-{
-	srd_ep_open(ep, dev, ip);
-	/* Its UD QP is not needed, and SRD streams need deeper CQs. */
-	ibv_destroy_qp(ep->qp);
-	ep->qp = NULL;
-	ibv_destroy_cq(ep->scq);
-	ibv_destroy_cq(ep->rcq);
-	ep->scq = ibv_create_cq(ep->ctx, CQ_DEPTH, NULL, NULL, 0);
-	ep->rcq = ibv_create_cq(ep->ctx, CQ_DEPTH, NULL, NULL, 0);
-	if (!ep->scq || !ep->rcq)
-		srd_die("ibv_create_cq", errno);
-	*buf = aligned_alloc(4096, BIG_SIZE);
-	if (!*buf)
-		srd_die("aligned_alloc", ENOMEM);
-	memset(*buf, 0, BIG_SIZE);
-	*mr = ibv_reg_mr(ep->pd, *buf, BIG_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	if (!*mr)
-		srd_die("ibv_reg_mr", errno);
-}
-
-static const struct {
-	const char *name;
-	void (*run)(void);
-	const char *skip;
-} cases[] = {
+static const struct srd_case cases[] = {
 	{ "create: IBV_QPT_DRIVER, UD's state machine, RNR_RETRY, query", case_create, NULL },
 	{ "SEND and SEND_WITH_IMM of 0 bytes to max_msg_sz, max_msg_sz + 1 refused",
 	  case_sizes, NULL },
@@ -1675,12 +1583,22 @@ static const struct {
 	{ "ibv_dereg_mr of an MR held by sends waiting on RNR returns at once",
 	  case_dereg_held, NULL },
 };
-#define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
+/* After a failed case: both sides' counters. */
+static void case_failed(void)
+{
+	dump_counters(A.name);
+	dump_counters(B.name);
+}
+
+static struct srd_runner runner = {
+	.cases = cases, .n = SRD_NCASES(cases), .nargs = 4,
+	.usage = "[-c CASE[,CASE...]] DEV_A IP_A DEV_B IP_B",
+	.failed = case_failed,
+};
 
 int main(int argc, char **argv)
 {
-	bool chosen[NCASES];
-	int opt, i, failed = 0;
+	int i, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 7 && !strcmp(argv[1], "--hold")) {
@@ -1690,36 +1608,15 @@ int main(int argc, char **argv)
 		ah_ab = srd_ah_to_gid(&A, &B.gid);
 		return ah_ab ? hold(!strcmp(argv[2], "mr-first")) : KSFT_FAIL;
 	}
-	for (i = 0; i < NCASES; i++)
-		chosen[i] = true;
-	while ((opt = getopt(argc, argv, "c:")) != -1) {
-		char *s = optarg, *end;
-
-		if (opt != 'c')
-			return KSFT_FAIL;
-		for (i = 0; i < NCASES; i++)
-			chosen[i] = false;
-		for (;;) {
-			long c = strtol(s, &end, 10);
-
-			if (end == s || c < 1 || c > NCASES) {
-				fprintf(stderr, "-c: cases are 1..%d\n", NCASES);
-				return KSFT_FAIL;
-			}
-			chosen[c - 1] = true;
-			if (*end != ',')
-				break;
-			s = end + 1;
-		}
-	}
-	if (argc - optind != 4) {
-		fprintf(stderr, "usage: %s [-c CASE[,CASE...]] DEV_A IP_A DEV_B IP_B\n",
-			argv[0]);
+	i = srd_cases_args(&runner, argc, argv);
+	if (i < 0)
 		return KSFT_FAIL;
-	}
-	argv += optind;
-	ep_open(&A, argv[0], argv[1], &abuf, &amr);
-	ep_open(&B, argv[2], argv[3], &bbuf, &bmr);
+	argv += i;
+	/* No UD QP, and the deeper CQs SRD streams need. */
+	srd_ep_open_big(&A, argv[0], argv[1], CQ_DEPTH, BIG_SIZE, IBV_ACCESS_LOCAL_WRITE,
+			&abuf, &amr);
+	srd_ep_open_big(&B, argv[2], argv[3], CQ_DEPTH, BIG_SIZE, IBV_ACCESS_LOCAL_WRITE,
+			&bbuf, &bmr);
 	printf("# %s (%s, GID %d) -> %s (%s, GID %d)\n", A.name, argv[1], A.gid_index,
 	       B.name, argv[3], B.gid_index);
 	errno = 0;
@@ -1727,27 +1624,7 @@ int main(int argc, char **argv)
 	if (!ah_ab)
 		printf("# no AH from %s to %s: %s\n", A.name, B.name, strerror(errno));
 
-	printf("1..%d\n", NCASES);
-	for (i = 0; i < NCASES; i++) {
-		long long t0 = srd_now_ms();
-
-		if (!chosen[i] || !cases[i].run) {
-			printf("ok %d %s # SKIP %s\n", i + 1, cases[i].name,
-			       cases[i].run ? "not chosen with -c" : cases[i].skip);
-			continue;
-		}
-		printf("# case %d: %s\n", i + 1, cases[i].name);
-		case_fails = 0;
-		cases[i].run();
-		if (case_fails) {
-			failed++;
-			ksft_failed++;
-			dump_counters(A.name);
-			dump_counters(B.name);
-		}
-		printf("%sok %d %s # %lld ms\n", case_fails ? "not " : "", i + 1,
-		       cases[i].name, srd_now_ms() - t0);
-	}
+	rc = srd_cases_run(&runner);
 	if (ah_ab)
 		ibv_destroy_ah(ah_ab);
 	ibv_dereg_mr(amr);
@@ -1756,6 +1633,5 @@ int main(int argc, char **argv)
 	srd_ep_close(&B);
 	free(abuf);
 	free(bbuf);
-	printf("# %d of the chosen cases failed (%d checks)\n", failed, ksft_n);
-	return failed ? KSFT_FAIL : KSFT_PASS;
+	return rc;
 }

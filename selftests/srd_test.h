@@ -139,6 +139,27 @@ static inline long long srd_counter_wait(const char *dev, const char *name,
 	return v;
 }
 
+/* The first line of a sysfs file, without its newline; false if unreadable. */
+static inline bool srd_read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f);
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
+/* An error number in words, "success" for 0. */
+static inline const char *srd_err_str(int rc)
+{
+	return rc ? strerror(rc) : "success";
+}
+
 static inline void srd_die(const char *what, int err)
 {
 	printf("FAIL: %s: %s (%d)\n", what, strerror(err), err);
@@ -222,6 +243,32 @@ static inline void srd_ep_close(struct srd_ep *ep)
 		ibv_close_device(ep->ctx);
 	free(ep->buf);
 	memset(ep, 0, sizeof(*ep));
+}
+
+/*
+ * srd_ep_open, for a test that makes its own QPs: no UD QP, CQs of
+ * cq_depth, and *buf, len bytes of zeroes, registered as *mr with access.
+ */
+static inline void srd_ep_open_big(struct srd_ep *ep, const char *name, const char *ip,
+				   int cq_depth, size_t len, int access, uint8_t **buf,
+				   struct ibv_mr **mr)
+{
+	srd_ep_open(ep, name, ip);
+	ibv_destroy_qp(ep->qp);
+	ep->qp = NULL;
+	ibv_destroy_cq(ep->scq);
+	ibv_destroy_cq(ep->rcq);
+	ep->scq = ibv_create_cq(ep->ctx, cq_depth, NULL, NULL, 0);
+	ep->rcq = ibv_create_cq(ep->ctx, cq_depth, NULL, NULL, 0);
+	if (!ep->scq || !ep->rcq)
+		srd_die("ibv_create_cq", errno);
+	*buf = aligned_alloc(4096, len);
+	if (!*buf)
+		srd_die("aligned_alloc", ENOMEM);
+	memset(*buf, 0, len);
+	*mr = ibv_reg_mr(ep->pd, *buf, len, access);
+	if (!*mr)
+		srd_die("ibv_reg_mr", errno);
 }
 
 /* An AH on from's PD to to's GID; NULL with errno on failure. */
@@ -402,6 +449,8 @@ static inline const char *srd_opcode_str(enum ibv_wc_opcode op)
 {
 	switch (op) {
 	case IBV_WC_SEND: return "SEND";
+	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ: return "RDMA_READ";
 	case IBV_WC_RECV: return "RECV";
 	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
 	default: return "other";
