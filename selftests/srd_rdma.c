@@ -1837,12 +1837,7 @@ int main(int argc, char **argv)
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &bbuf, &bmr);
 	ip_a = argv[1];
 	ip_b = argv[3];
-	printf("# %s (%s, GID %d) -> %s (%s, GID %d)\n", A.name, argv[1], A.gid_index,
-	       B.name, argv[3], B.gid_index);
-	errno = 0;
-	ah_ab = srd_ah_to_gid(&A, &B.gid);
-	if (!ah_ab)
-		printf("# no AH from %s to %s: %s\n", A.name, B.name, strerror(errno));
+	ah_ab = srd_ah_said(&A, argv[1], &B, argv[3]);
 	make_qps(true);
 
 	rc = srd_cases_run(&runner);
@@ -1852,11 +1847,7 @@ int main(int argc, char **argv)
 		ibv_destroy_qp(qb);
 	if (ah_ab)
 		ibv_destroy_ah(ah_ab);
-	ibv_dereg_mr(amr);
-	ibv_dereg_mr(bmr);
-	srd_ep_close(&A);
-	srd_ep_close(&B);
-	free(abuf);
-	free(bbuf);
+	srd_ep_close_big(&A, abuf, amr);
+	srd_ep_close_big(&B, bbuf, bmr);
 	return rc;
 }

@@ -1617,21 +1617,12 @@ int main(int argc, char **argv)
 			&abuf, &amr);
 	srd_ep_open_big(&B, argv[2], argv[3], CQ_DEPTH, BIG_SIZE, IBV_ACCESS_LOCAL_WRITE,
 			&bbuf, &bmr);
-	printf("# %s (%s, GID %d) -> %s (%s, GID %d)\n", A.name, argv[1], A.gid_index,
-	       B.name, argv[3], B.gid_index);
-	errno = 0;
-	ah_ab = srd_ah_to_gid(&A, &B.gid);
-	if (!ah_ab)
-		printf("# no AH from %s to %s: %s\n", A.name, B.name, strerror(errno));
+	ah_ab = srd_ah_said(&A, argv[1], &B, argv[3]);
 
 	rc = srd_cases_run(&runner);
 	if (ah_ab)
 		ibv_destroy_ah(ah_ab);
-	ibv_dereg_mr(amr);
-	ibv_dereg_mr(bmr);
-	srd_ep_close(&A);
-	srd_ep_close(&B);
-	free(abuf);
-	free(bbuf);
+	srd_ep_close_big(&A, abuf, amr);
+	srd_ep_close_big(&B, bbuf, bmr);
 	return rc;
 }

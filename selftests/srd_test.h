@@ -271,10 +271,53 @@ static inline void srd_ep_open_big(struct srd_ep *ep, const char *name, const ch
 		srd_die("ibv_reg_mr", errno);
 }
 
+/* srd_ep_open_big's endpoint, its MR and buffer. */
+static inline void srd_ep_close_big(struct srd_ep *ep, uint8_t *buf, struct ibv_mr *mr)
+{
+	ibv_dereg_mr(mr);
+	srd_ep_close(ep);
+	free(buf);
+}
+
 /* An AH on from's PD to to's GID; NULL with errno on failure. */
 static inline struct ibv_ah *srd_ah_to_gid(struct srd_ep *from, const union ibv_gid *dgid)
 {
 	return srd_ah_new(from->pd, from->gid_index, dgid);
+}
+
+/*
+ * a's AH to b, for a test whose cases each say what they cannot do
+ * without one: says which GIDs the two use, and why there is no AH.
+ */
+static inline struct ibv_ah *srd_ah_said(struct srd_ep *a, const char *ip_a,
+					 struct srd_ep *b, const char *ip_b)
+{
+	struct ibv_ah *ah;
+
+	printf("# %s (%s, GID %d) -> %s (%s, GID %d)\n", a->name, ip_a, a->gid_index,
+	       b->name, ip_b, b->gid_index);
+	errno = 0;
+	ah = srd_ah_to_gid(a, &b->gid);
+	if (!ah)
+		printf("# no AH from %s to %s: %s\n", a->name, b->name, strerror(errno));
+	return ah;
+}
+
+/*
+ * a's AH to b, a check of its own, for a test whose later checks all
+ * send: NULL when there is none, and they are not run.
+ */
+static inline struct ibv_ah *srd_ah_checked(struct srd_ep *a, struct srd_ep *b)
+{
+	struct ibv_ah *ah;
+
+	errno = 0;
+	ah = srd_ah_to_gid(a, &b->gid);
+	ksft_check(ah, "ibv_create_ah from %s to %s (errno %d)", a->name, b->name,
+		   ah ? 0 : errno);
+	if (!ah)
+		printf("# no AH: the tests that send are not run\n");
+	return ah;
 }
 
 static inline struct ibv_ah *srd_ah(struct srd_ep *from, struct srd_ep *to)
