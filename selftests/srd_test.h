@@ -5,7 +5,8 @@
  * with its MR, a UD QP in RTS), address a peer, post and poll with
  * timeouts, and read the device's hw_counters.  The setup itself (devices,
  * GIDs, QPs, AHs) is common/srd_setup.h's, which srd_perf shares: those
- * return errors, and the wrappers here fail the test on them.
+ * return errors, and the wrappers here fail the test on them.  A test that
+ * is a table of cases includes srd_case.h, its runner and checks, instead.
  *
  * The tests use two srd devices on the two ends of a veth pair, each end in
  * its own network namespace (see two_hosts in lib.sh).  ib_core runs in
