@@ -7,7 +7,7 @@ are the one definition of the opcodes: NAME, value, header bytes, the
 flags a sender may set, and the message kind.  Three places outside C
 keep their own copy, since they are Python, Lua and prose:
 
-  selftests/srd_forge.py        OPNAMES, HDR, FLAGS, DATA_OPS
+  selftests/srd_wire.py         OPNAMES, HDR, FLAGS, DATA_OPS
   tools/wireshark/softsrd.lua   OPS (names), HDR
   docs/protocol.md              the opcode tables ("| 16 | `SRD_DATA` | 52 |")
 
@@ -43,24 +43,24 @@ def is_ud(name):
 
 def check_forger(ops):
     sys.path.insert(0, os.path.join(TOP, "selftests"))
-    import srd_forge as f
+    import srd_wire as f
     bad = []
     for v, (name, hdr, flags, kind) in sorted(ops.items()):
         if f.OPNAMES.get(v) != name:
-            bad.append("srd_forge.py OPNAMES[%d] is %r, the engine's %s" %
+            bad.append("srd_wire.py OPNAMES[%d] is %r, the engine's %s" %
                        (v, f.OPNAMES.get(v), name))
         if f.HDR.get(v) != hdr:
-            bad.append("srd_forge.py HDR[%d] (%s) is %r, the engine's %d" %
+            bad.append("srd_wire.py HDR[%d] (%s) is %r, the engine's %d" %
                        (v, name, f.HDR.get(v), hdr))
         if f.FLAGS.get(v) != flags:
-            bad.append("srd_forge.py FLAGS[%d] (%s) is %r, the engine's 0x%02x" %
+            bad.append("srd_wire.py FLAGS[%d] (%s) is %r, the engine's 0x%02x" %
                        (v, name, f.FLAGS.get(v), flags))
         if (v in f.DATA_OPS) != (kind != "NONE" and not is_ud(name)):
-            bad.append("srd_forge.py DATA_OPS %s %s: the engine's kind is %s" %
+            bad.append("srd_wire.py DATA_OPS %s %s: the engine's kind is %s" %
                        ("has" if v in f.DATA_OPS else "lacks", name, kind))
     for table in ("OPNAMES", "HDR", "FLAGS"):
         for v in sorted(set(getattr(f, table)) - set(ops)):
-            bad.append("srd_forge.py %s has opcode %d, which the engine has not" %
+            bad.append("srd_wire.py %s has opcode %d, which the engine has not" %
                        (table, v))
     return bad
 

@@ -13,7 +13,7 @@ import struct
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from srd_forge import UD_SEND, ud_hdr  # noqa: E402
+from srd_wire import UD_SEND, ud_hdr  # noqa: E402
 
 QPN = 0xabcde
 
