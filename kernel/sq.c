@@ -32,35 +32,6 @@ static bool srd_sq_has_room(struct srd_qp *qp)
 	return false;
 }
 
-/*
- * Tell the provider which SQ slots it may reuse.  A UD slot is free once
- * the doorbell processed it.  An SRD slot counts as free only once its
- * send completed, so that at most max_send_wr sends are posted and not
- * completed, as verbs promise: the published index is the consumer
- * index less the sends in flight.  (The slot itself was copied long
- * before.)  Any context; the index only moves forward.
- */
-void srd_sq_publish(struct srd_qp *qp)
-{
-	unsigned long flags;
-	u32 done;
-
-	spin_lock_irqsave(&qp->sq_pub_lock, flags);
-	/*
-	 * Pairs with the release in srd_sq_process(): a send counted in
-	 * sq.cons is counted in sq_inflight.
-	 */
-	done = smp_load_acquire(&qp->sq.cons);
-	if (qp->is_srd)
-		done -= atomic_read(&qp->sq_inflight);
-	if ((s32)(done - qp->sq_pub) > 0) {
-		qp->sq_pub = done;
-		/* The slots were copied before they are handed back. */
-		smp_store_release(&qp->sq.ring->ctl->cons, done);
-	}
-	spin_unlock_irqrestore(&qp->sq_pub_lock, flags);
-}
-
 /* The SQ failed: the QP goes to ERR and both queues are flushed. */
 static void srd_sq_fail(struct srd_qp *qp)
 {

@@ -633,6 +633,7 @@ int srd_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 struct srd_qp *srd_qp_get(struct srd_dev *sdev, u32 qpn);
 void srd_qp_put(struct srd_qp *qp);
 void srd_qp_set_state(struct srd_qp *qp, enum ib_qp_state state);
+void srd_sq_publish(struct srd_qp *qp);
 int srd_rq_peek(struct srd_qp *qp);
 void srd_rq_consume(struct srd_qp *qp);
 int srd_rq_claim(struct srd_qp *qp);
@@ -646,7 +647,6 @@ int srd_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 /* sq.c, SRD QPs */
 void srd_sq_work(struct work_struct *work);
-void srd_sq_publish(struct srd_qp *qp);
 
 /* tunables.c: the transport's module parameters, checked when written */
 void srd_tunables_config(struct srd_config *cfg);

@@ -2,10 +2,11 @@
 /*
  * softsrd: a QP's work queues as the data path uses them (qp.c creates,
  * modifies and destroys the QP): a QP found by number and held, the
- * posted receive taken (UD and SRD alike), the QP's state published to
- * the provider, its error state and the flush of either queue.  Nothing
- * here calls the transport, so that the files of the data path that use
- * it (ud.c, requester.c, responder.c, sq.c) are not in a cycle with qp.c.
+ * posted receive taken (UD and SRD alike), the SQ slots and the QP's
+ * state published to the provider, its error state and the flush of
+ * either queue.  Nothing here calls the transport, so that the files of
+ * the data path that use it (ud.c, requester.c, responder.c, sq.c) are
+ * not in a cycle with qp.c.
  */
 
 #include "srd.h"
@@ -138,6 +139,35 @@ void srd_qp_flush_rq(struct srd_qp *qp)
 	spin_lock_bh(&qp->rq_lock);
 	__srd_qp_flush_rq(qp);
 	spin_unlock_bh(&qp->rq_lock);
+}
+
+/*
+ * Tell the provider which SQ slots it may reuse.  A UD slot is free once
+ * the doorbell processed it.  An SRD slot counts as free only once its
+ * send completed, so that at most max_send_wr sends are posted and not
+ * completed, as verbs promise: the published index is the consumer
+ * index less the sends in flight.  (The slot itself was copied long
+ * before.)  Any context; the index only moves forward.
+ */
+void srd_sq_publish(struct srd_qp *qp)
+{
+	unsigned long flags;
+	u32 done;
+
+	spin_lock_irqsave(&qp->sq_pub_lock, flags);
+	/*
+	 * Pairs with the release in srd_sq_process(): a send counted in
+	 * sq.cons is counted in sq_inflight.
+	 */
+	done = smp_load_acquire(&qp->sq.cons);
+	if (qp->is_srd)
+		done -= atomic_read(&qp->sq_inflight);
+	if ((s32)(done - qp->sq_pub) > 0) {
+		qp->sq_pub = done;
+		/* The slots were copied before they are handed back. */
+		smp_store_release(&qp->sq.ring->ctl->cons, done);
+	}
+	spin_unlock_irqrestore(&qp->sq_pub_lock, flags);
 }
 
 /* Under sq_mutex. */
