@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * softsrd: the transport's structures (transport.c), for the files that
- * look into them: debugfs.c.  Their lifetime and locking rules are
- * transport.c's, at its top.
+ * softsrd: the transport's structures, for the files that look into
+ * them: transport.c (the engine's OS layer), peer.c (the peers) and
+ * debugfs.c.  Their lifetime and locking rules are at the top of each
+ * of the first two.
  */
 #ifndef SRD_TRANSPORT_H
 #define SRD_TRANSPORT_H
@@ -49,6 +50,33 @@ struct srd_transport {
 	struct dentry *debugfs;
 	struct srd_faults faults;	/* debugfs faults: fault.c */
 };
+
+/*
+ * Memory the engine takes for a process's post (its messages, their
+ * bitmaps, a new peer) is charged to that process's memory cgroup, as
+ * the message's own srd_outbound is: so one user's posts count against
+ * its container's limit.  Posts reach the engine in process context with
+ * bottom halves off; what the receive path and the timers take (in
+ * softirq) is for no one process, and is bounded per peer instead
+ * (docs/protocol.md, "Memory bounds").
+ */
+static inline gfp_t srd_engine_gfp(void)
+{
+	return GFP_ATOMIC | __GFP_NOWARN | (in_task() ? __GFP_ACCOUNT : 0);
+}
+
+/* peer.c */
+void srd_kpeers_init(struct srd_transport *tp);
+void srd_kpeers_stop(struct srd_transport *tp);
+void srd_kpeers_free(struct srd_transport *tp);
+struct srd_kpeer *srd_kpeer_for_packet(struct srd_transport *tp,
+				       const union ib_gid *lgid,
+				       const union ib_gid *rgid,
+				       const u8 *buf, size_t len,
+				       u8 *reply, u32 *rlen);
+void srd_kpeer_queue_tx(struct srd_kpeer *kp, struct sk_buff *skb, u32 path);
+void srd_kpeer_unlock(struct srd_kpeer *kp) __releases(&kp->lock);
+void srd_kpeer_unlock_bh(struct srd_kpeer *kp) __releases(&kp->lock);
 
 static inline u16 srd_kpeer_src_port(const struct srd_kpeer *kp, u32 path)
 {
