@@ -252,6 +252,26 @@ static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
 	return SRD_MSG_NONE;
 }
 
+
+/*
+ * The longest a receive of @len bytes may be held, from its first
+ * segment: peer_timeout_us, and twice that for each segment it takes at
+ * our own segment size.  A live sender serves the messages it has
+ * started in turn, a segment each per round, so it finishes within this
+ * as long as its rounds take under 2 * peer_timeout_us on average; one
+ * that trickles (a segment now and then to each of many messages, never
+ * silent and never leaving one behind for long) would otherwise hold
+ * its receives, and the memory they pin, for as long as it likes.  Our
+ * segment size, not the sender's: a sender that cuts a message into
+ * smaller pieces gets no longer for it.
+ */
+static uint64_t rx_hold_us(const struct srd_config *cfg, uint32_t len,
+			   enum srd_msg_kind kind)
+{
+	uint64_t n = srd_msg_nsegs(len, srd_msg_seg_bytes(cfg, kind));
+
+	return (uint64_t)cfg->peer_timeout_us * (1 + 2 * n);
+}
 /*
  * A READ_RESP: is it the answer to a READ of ours?  The READ must be
  * waiting for exactly this: its id, attempt, QPs and length.
@@ -342,6 +362,9 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 		if (!s->is_resp) {
 			s->progress_us = now_us;
 			s->progress_segs = peer->rx_new_segs;
+			s->hold_until_us = now_us + rx_hold_us(&peer->eng->cfg,
+							       p->msg_len,
+							       pkt_kind(p));
 			if (peer->rx_stall_check_us == SRD_NO_DEADLINE)
 				peer->rx_stall_check_us =
 					now_us + peer->eng->cfg.peer_timeout_us;
@@ -530,6 +553,12 @@ void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 		s = &peer->rx_slots[i];
 		if (s->state != SRD_RXS_ASSEMBLING || s->is_resp)
 			continue;
+		if (s->hold_until_us <= now_us) {
+			peer->ctr.rx_msg_overdue++;
+			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
+			continue;
+		}
+		next = srd_min_u64(next, s->hold_until_us);
 		if (s->progress_us + timeout > now_us) {
 			next = srd_min_u64(next, s->progress_us + timeout);
 		} else if (peer_silent ||

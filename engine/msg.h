@@ -132,6 +132,7 @@ struct srd_rx_slot {
 	uint8_t placed_inline[SRD_MSG_BITS_INLINE];	/* placed, if it fits */
 	uint64_t progress_us;		/* ASSEMBLING: last new segment */
 	uint32_t progress_segs;		/* ... and peer->rx_new_segs then */
+	uint64_t hold_until_us;		/* ... aborted then, however slow */
 };
 
 uint32_t srd_msg_nsegs(uint32_t len, uint32_t seg_bytes);

@@ -462,6 +462,8 @@ int srd_config_validate(const struct srd_config *cfg);
  *   restart_challenges       HELLOs challenging a claimed new remote tag
  *   retrans_bytes            bytes (header and payload) of the DATA
  *                            packets sent again (tx.c)
+ *   rx_msg_overdue           receives aborted: held past their limit,
+ *                            however slow their sender (msg.c)
  */
 #define SRD_COUNTERS(X, SEP)						\
 	X(tx_pkts) SEP() X(tx_bytes) SEP() X(rx_pkts) SEP() X(rx_bytes) SEP() \
@@ -484,7 +486,8 @@ int srd_config_validate(const struct srd_config *cfg);
 	X(rx_drop_unsolicited) SEP() X(acks_piggybacked) SEP()		\
 	X(ack_reply_timeouts) SEP() X(cc_drains) SEP()			\
 	X(cc_losses_without_queue) SEP() X(rnr_probes) SEP()		\
-	X(restart_challenges) SEP() X(retrans_bytes)
+	X(restart_challenges) SEP() X(retrans_bytes) SEP()		\
+	X(rx_msg_overdue)
 
 #define SRD_COUNTER_FIELD(n)	uint64_t n
 struct srd_counters {

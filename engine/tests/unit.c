@@ -2150,6 +2150,67 @@ static void test_slow_sender_keeps_receives(void)
 }
 
 /*
+ * A sender that trickles: 8 messages under way, a packet through every
+ * 40 ms, so each message gets a segment per round of 320 ms, more than
+ * three times the receiver's stall timeout.  It is never silent and
+ * leaves no message behind for eight rounds, so the stall rules keep its
+ * receives; the hold limit does not: each is aborted once held
+ * peer_timeout_us * (1 + 2 * 8) (8 segments of 1 KiB), before its sender
+ * could finish it (8 rounds, 2.56 s), and the sender's sends fail
+ * REMOTE_ABORT.  (Without the limit all 8 are delivered, in about 3 s.)
+ */
+static void test_trickling_sender_loses_receives(void)
+{
+	struct srd_config c = small_cfg();
+	struct gate g = { .every_us = 40000 };
+	uint64_t limit, t0;
+	struct pair *pr;
+	struct node *b;
+	int i, aborted = 0;
+
+	c.peer_timeout_us = 100000;
+	c.rto_max_us = 20000;
+	c.msg_window = 8;
+	limit = (uint64_t)c.peer_timeout_us * (1 + 2 * 8);
+	pr = pair_new(&c);
+	b = pr->n[1];
+	for (i = 0; i < 8; i++)
+		CHECK(send_one(pr, 0, 8 * 1024, 100 + i, 7) == 0, "post %d", i);
+	t0 = pr->now;
+	/* Claimed after t0: none may go before t0 + limit. */
+	pair_run(pr, t0 + limit - 1000, false, slow_gate, &g);
+	CHECK(b->nrx == 8 && b->peer->rx_assembling == 8 &&
+	      ectr(b->eng)->rx_msg_overdue + ectr(b->eng)->rx_msg_timeouts == 0,
+	      "8 held until their limit: %d claimed, %u held, %llu overdue, %llu timeouts",
+	      b->nrx, b->peer->rx_assembling,
+	      (unsigned long long)ectr(b->eng)->rx_msg_overdue,
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	/* The gate drops first segments too: the last claim comes later. */
+	pair_run(pr, t0 + 2 * limit, false, slow_gate, &g);
+	for (i = 0; i < b->nrx; i++)
+		aborted += b->rx[i].aborted && !b->rx[i].done;
+	CHECK(b->nrx == 8 && aborted == 8,
+	      "all 8 receives aborted: %d of %d", aborted, b->nrx);
+	/*
+	 * The first by the limit; once most are gone, the sender's few
+	 * packets left may leave it silent long enough for the stall rule.
+	 */
+	CHECK(ectr(b->eng)->rx_msg_overdue >= 1 &&
+	      ectr(b->eng)->rx_msg_overdue + ectr(b->eng)->rx_msg_timeouts == 8,
+	      "by the hold limit first: %llu overdue, %llu timeouts",
+	      (unsigned long long)ectr(b->eng)->rx_msg_overdue,
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	CHECK(b->peer->rx_assembling == 0, "none held: %u",
+	      b->peer->rx_assembling);
+	pair_run(pr, pr->now + 2000000, false, slow_gate, &g);
+	CHECK(pr->n[0]->sends_done[SRD_COMP_REMOTE_ABORT] == 8,
+	      "8 sends REMOTE_ABORT: %d (OK %d)",
+	      pr->n[0]->sends_done[SRD_COMP_REMOTE_ABORT],
+	      pr->n[0]->sends_done[SRD_COMP_OK]);
+	pair_free(pr);
+}
+
+/*
  * Every DATA of message msg_id but its first segment is lost, until the
  * receiver aborted that receive.
  */
@@ -2689,7 +2750,7 @@ static void test_counter_descs_cover_the_struct(void)
 	CHECK(srd_counter_descs[0].offset ==
 	      offsetof(struct srd_counters, tx_pkts) &&
 	      srd_counter_descs[SRD_ENGINE_NUM_COUNTERS - 1].offset ==
-	      offsetof(struct srd_counters, retrans_bytes),
+	      offsetof(struct srd_counters, rx_msg_overdue),
 	      "first and last");
 }
 
@@ -4533,6 +4594,7 @@ static const struct test tests[] = {
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
 	{ "round_robin_rounds", test_round_robin_rounds },
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
+	{ "trickling_sender_loses_receives", test_trickling_sender_loses_receives },
 	{ "rnr_retry_counting_7_infinite", test_rnr_retry_counting },
 	{ "rnr_waits_off_the_window", test_rnr_waits_off_the_window },
 	{ "rnr_gate_paced_by_its_receiver", test_rnr_gate_paced_by_its_receiver },
