@@ -252,7 +252,6 @@ static enum srd_msg_kind pkt_kind(const struct srd_pkt *p)
 	return SRD_MSG_NONE;
 }
 
-
 /*
  * The longest a receive of @len bytes may be held, from its first
  * segment: peer_timeout_us, and twice that for each segment it takes at
@@ -272,6 +271,7 @@ static uint64_t rx_hold_us(const struct srd_config *cfg, uint32_t len,
 
 	return (uint64_t)cfg->peer_timeout_us * (1 + 2 * n);
 }
+
 /*
  * A READ_RESP: is it the answer to a READ of ours?  The READ must be
  * waiting for exactly this: its id, attempt, QPs and length.
