@@ -33,12 +33,12 @@ static int srd_paths_show(struct seq_file *s, void *unused)
 		}
 		srd_peer_get_info(kp->peer, &pi);
 		/* The window may be below one packet: two decimals. */
-		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u rx_assembling %u\n",
+		seq_printf(s, "peer %pI6 local %pI6 tag %08x remote_tag %08x cwnd_pkts %u.%02u srtt_us %u rto_us %u min_rtt_us %u inflight %u pending %u active %u rx_assembling %u\n",
 			   kp->dgid.raw, kp->sgid.raw, pi.local_tag, pi.remote_tag,
 			   pi.cwnd_pkts_x256 / 256,
 			   pi.cwnd_pkts_x256 % 256 * 100 / 256, pi.srtt_us,
 			   pi.rto_us, pi.min_rtt_us, pi.inflight_pkts,
-			   pi.rx_assembling);
+			   pi.pending_msgs, pi.active_msgs, pi.rx_assembling);
 		for (i = 0; i < tp->n_paths; i++) {
 			if (srd_peer_path_stats(kp->peer, i, &ps))
 				break;

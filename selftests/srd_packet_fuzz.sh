@@ -206,12 +206,29 @@ echo "m's conversations with b under fuzzing: $runs runs, ${okruns:-0} with ever
 # silent, and every message b is still receiving must be aborted within
 # 3 x peer_timeout_us (10 s each).  A moment with nothing to orphan lets the
 # conversation go on for a second, and the stop is tried again.
-assembling() {
-	awk '$1 == "peer" && $5 == "tag" { for (i = 1; i < NF; i++) if ($i == "rx_assembling") s += $(i + 1) } END { print s + 0 }' \
-		"/sys/kernel/debug/rdma_srd/$DEV_B/paths"
+# peer_sum DEV FIELD...: FIELD summed over DEV's peers (debugfs paths).
+peer_sum() {
+	local dev=$1
+	shift
+	awk -v f="$*" 'BEGIN { n = split(f, w, " "); for (j = 1; j <= n; j++) want[w[j]] = 1 }
+		$1 == "peer" && $5 == "tag" { for (i = 1; i < NF; i++) if ($i in want) s += $(i + 1) }
+		END { print s + 0 }' "/sys/kernel/debug/rdma_srd/$dev/paths"
 }
-# shellcheck disable=SC2317 # none_assembling is wait_for's command
-none_assembling() { [ "$(assembling)" = 0 ]; }
+assembling() { peer_sum "$DEV_B" rx_assembling; }
+# m_quiet: m has nothing of its own in flight, waiting or under way.
+m_quiet() { [ "$(peer_sum "$DEV_M" inflight pending active)" = 0 ]; }
+# what_holds: what b and m say of each other, for a failure.
+what_holds() {
+	local d c
+	for d in "$DEV_B" "$DEV_M"; do
+		echo "$d's peers:"
+		grep '^peer [^ ]* local' "/sys/kernel/debug/rdma_srd/$d/paths"
+		for c in srd_rx_data_pkts srd_rx_msg_timeouts srd_rx_msg_overdue srd_rx_drop_bad_hdr srd_duplicates srd_tx_data_pkts; do
+			printf ' %s %s' "$c" "$(hw_counter "$d" "$c")"
+		done
+		echo
+	done
+}
 pp rdma link del "$DEV_M"
 pp ip netns exec "$NS_M" rdma link add "$DEV_M" type srd netdev "$IF_M"
 wait_for "$DEV_M has the GID of $IP4_M" 10 has_gid "$DEV_M" "$(gid_of_ipv4 "$IP4_M")"
@@ -234,8 +251,18 @@ for try in 1 2 3 4 5; do
 	wait_for "the watcher watches" 20 grep -q '^fuzzing' "$work/watch"
 	sleep 2
 	pp kill -STOP "$mixpid"
-	# What it had posted goes out meanwhile: the orphans' ids come after.
-	sleep 2
+	# What it had posted goes out meanwhile: the orphans' ids come after
+	# (sent before m's last messages, they would take those messages'
+	# ids and PSNs, and m's own new segments keep it from being silent).
+	t0=$SECONDS
+	until m_quiet; do
+		if [ $((SECONDS - t0)) -ge 30 ]; then
+			what_holds
+			fail "m's posted messages did not all go out within 30 s"
+		fi
+		sleep 0.05
+	done
+	echo "ok: m has sent all it had posted (in $((SECONDS - t0)) s)"
 	pp kill -USR1 "$watch"
 	wait_for "the watcher sent its orphans" 20 grep -q '^orphans' "$work/watch"
 	kill "$watch"
@@ -251,7 +278,13 @@ for try in 1 2 3 4 5; do
 done
 [ "$held" -gt 0 ] || fail "5 tries: b never started to receive an orphan"
 t0=$SECONDS
-wait_for "no message of b's still being received" 30 none_assembling
+until [ "$(assembling)" = 0 ]; do
+	if [ $((SECONDS - t0)) -ge 30 ]; then
+		what_holds
+		fail "b still receives $(assembling) messages 30 s after m went silent"
+	fi
+	sleep 0.05
+done
 timeouts=$(hw_counter "$DEV_B" srd_rx_msg_timeouts)
 [ "$timeouts" -gt "$timeouts0" ] || fail "the held receives went, but srd_rx_msg_timeouts did not move"
 echo "ok: no receive held: $held released within $((SECONDS - t0)) s (b's srd_rx_msg_timeouts: $timeouts0 -> $timeouts)"
