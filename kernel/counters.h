@@ -50,7 +50,8 @@ SRD_COUNTER(WQE_ERRORS)
 SRD_COUNTER(SRD_RX_DROP_NO_PEER)
 /*
  * Peers created, idle ones destroyed to make room, and scans of a full
- * table that found none to destroy (at most ten a second).
+ * table, or of a prefix at its share, that found none to destroy (at
+ * most ten a second each).
  */
 SRD_COUNTER(SRD_PEERS)
 SRD_COUNTER(SRD_PEERS_EVICTED)

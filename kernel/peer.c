@@ -9,7 +9,9 @@
  * Lifetime and locking:
  *  - Peers are created on first use (a send, or a packet from a remote
  *    that proved it receives at its address: srd_engine_on_stray()), at
- *    most SRD_MAX_PEERS.  When the table is full, a peer that no message
+ *    most SRD_MAX_PEERS, and of those the remotes made, at most
+ *    peers_per_prefix from one address prefix (srd_kpeer_prefix_full()).
+ *    When the table (or a prefix's share) is full, a peer that no message
  *    holds (kp->users, taken by srd_kpeer_get() and dropped by
  *    srd_kpeer_put()) and whose remote never answered, or that has been
  *    idle for peer_idle_s seconds, is destroyed to make room
@@ -38,6 +40,7 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 
 #include "srd.h"
 #include "transport.h"
@@ -147,33 +150,56 @@ static struct srd_kpeer *srd_kpeer_find(struct srd_transport *tp, u32 hash,
 }
 
 /*
- * Make room in a full table: destroy a peer no message holds (kp->users)
- * and the engine has nothing for, preferring one whose remote never
- * answered (srd_peer_unanswered(): it delivered nothing, so it may go at
- * once), else the one idle longest if idle for peer_idle_s (never less
- * than srd_peer_evict_min_idle_us(), the retry budget).  Under peers_lock.
- * Nothing of an evicted peer can arrive any more (srd_peer_idle_us());
- * should its remote come back, it finds no peer and is answered as any
- * new remote is.
+ * A remote's address prefix, what one party is taken to hold: an IPv6
+ * /64 (one subnet, the least a site is given), or for an IPv4 address
+ * (a v4-mapped GID) its /24.
+ */
+static bool srd_gid_same_prefix(const union ib_gid *a, const union ib_gid *b)
+{
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)a->raw);
+
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)b->raw))
+		return false;
+	return !memcmp(a->raw, b->raw, v4 ? 15 : 8);
+}
+
+/*
+ * Make room in a full table, or among the peers the remotes of
+ * @in_prefix's prefix made (NULL: the whole table): destroy a peer no
+ * message holds (kp->users) and the engine has nothing for, preferring
+ * one whose remote never answered (srd_peer_unanswered(): it delivered
+ * nothing, so it may go at once), else the one idle longest if idle for
+ * peer_idle_s (never less than srd_peer_evict_min_idle_us(), the retry
+ * budget).  Under peers_lock.  Nothing of an evicted peer can arrive any
+ * more (srd_peer_idle_us()); should its remote come back, it finds no
+ * peer and is answered as any new remote is.
  *
  * A scan costs a lock round trip per peer, under peers_lock with BH off,
  * and a full table of busy peers stays so for a while: after a scan that
  * found nothing, the next is SRD_PEER_EVICT_RETRY later, whatever asks
  * meanwhile (new remotes, a flood of them, or local sends) being refused.
+ * Scans of a prefix have their own pause, so that a prefix knocking at
+ * its quota cannot hold off the table's.
  */
 #define SRD_PEER_EVICT_RETRY	(HZ / 10)
 
-static bool srd_kpeer_evict(struct srd_transport *tp)
+static bool srd_kpeer_evict(struct srd_transport *tp,
+			    const union ib_gid *in_prefix)
 {
 	u64 idle, best = 0, min = (u64)srd_tunables_peer_idle_s() * USEC_PER_SEC;
+	unsigned long *after = in_prefix ? &tp->prefix_evict_after :
+					   &tp->evict_after;
 	struct srd_kpeer *kp, *victim = NULL;
 
 	lockdep_assert_held(&tp->peers_lock);
-	if (time_before(jiffies, tp->evict_after))
+	if (time_before(jiffies, *after))
 		return false;
 	min = max_t(u64, min, srd_peer_evict_min_idle_us(tp->engine));
 	list_for_each_entry(kp, &tp->peer_list, list) {
 		if (atomic_read(&kp->users))
+			continue;
+		if (in_prefix && (!kp->remote_made ||
+				  !srd_gid_same_prefix(&kp->dgid, in_prefix)))
 			continue;
 		spin_lock(&kp->lock);
 		idle = kp->dead ? 0 : srd_peer_idle_us(kp->peer);
@@ -189,7 +215,7 @@ static bool srd_kpeer_evict(struct srd_transport *tp)
 	}
 	if (!victim) {
 		srd_count_one(tp->sdev, SRD_CNT_SRD_PEER_EVICT_MISSES);
-		tp->evict_after = jiffies + SRD_PEER_EVICT_RETRY;
+		*after = jiffies + SRD_PEER_EVICT_RETRY;
 		return false;
 	}
 	spin_lock(&victim->lock);
@@ -219,7 +245,7 @@ static struct srd_kpeer *srd_kpeer_create(struct srd_transport *tp, u32 hash,
 	struct srd_kpeer *kp;
 
 	lockdep_assert_held(&tp->peers_lock);
-	if (tp->npeers >= SRD_MAX_PEERS && !srd_kpeer_evict(tp))
+	if (tp->npeers >= SRD_MAX_PEERS && !srd_kpeer_evict(tp, NULL))
 		return NULL;
 	kp = kzalloc(sizeof(*kp), srd_engine_gfp());
 	if (!kp)
@@ -302,6 +328,34 @@ int srd_kpeer_send(struct srd_kpeer *kp, const struct srd_send_req *req,
 }
 
 /*
+ * Whether the remotes of @rgid's prefix have made their share of the
+ * table, peers_per_prefix peers (SRD_MAX_PEERS / 2 by default), with
+ * none of theirs to make room: then a remote of that prefix gets no new
+ * peer, so that one party with a subnet of addresses, each proving it
+ * receives (an IPv6 /64 has 2^64), cannot hold the whole table by keeping
+ * its peers busy.  Peers made by our own sends are the local users'
+ * choice and count for no prefix.  Above a quota lowered meanwhile, one
+ * of the prefix's idle peers still goes each time one knocks.  A count
+ * is a walk of the table without its peers' locks (an address and
+ * remote_made never change), only for a remote that has just proved its
+ * address.  Under peers_lock.
+ */
+static bool srd_kpeer_prefix_full(struct srd_transport *tp,
+				  const union ib_gid *rgid)
+{
+	unsigned int n = 0, quota = srd_tunables_peers_per_prefix();
+	struct srd_kpeer *kp;
+
+	lockdep_assert_held(&tp->peers_lock);
+	list_for_each_entry(kp, &tp->peer_list, list)
+		if (kp->remote_made && srd_gid_same_prefix(&kp->dgid, rgid))
+			n++;
+	if (n < quota)
+		return false;
+	return !srd_kpeer_evict(tp, rgid) || n - 1 >= quota;
+}
+
+/*
  * The peer of a packet from the remote @rgid to our @lgid, under the
  * caller's rcu_read_lock(); NULL if it has none.  A remote with no peer
  * gets one only once it has shown that it receives at its address: the
@@ -331,8 +385,11 @@ struct srd_kpeer *srd_kpeer_for_packet(struct srd_transport *tp,
 		v = srd_engine_on_stray(tp->engine, addr.raw, sizeof(addr.raw),
 					buf, len, reply, rlen);
 		if (v == SRD_STRAY_ACCEPT) {
-			kp = srd_kpeer_create(tp, hash, lgid, rgid);
-			if (!kp)
+			if (!srd_kpeer_prefix_full(tp, rgid))
+				kp = srd_kpeer_create(tp, hash, lgid, rgid);
+			if (kp)
+				kp->remote_made = true;
+			else
 				srd_count_one(tp->sdev, SRD_CNT_SRD_RX_DROP_NO_PEER);
 		}
 		if (v != SRD_STRAY_REPLY)
@@ -348,6 +405,8 @@ void srd_kpeers_init(struct srd_transport *tp)
 	hash_init(tp->peers);
 	tp->hash_seed = get_random_u32();
 	INIT_LIST_HEAD(&tp->peer_list);
+	tp->evict_after = jiffies;
+	tp->prefix_evict_after = jiffies;
 }
 
 /* No QP is left to send or receive: no peer's timer runs again. */

@@ -651,6 +651,7 @@ void srd_sq_work(struct work_struct *work);
 /* tunables.c: the transport's module parameters, checked when written */
 void srd_tunables_config(struct srd_config *cfg);
 unsigned int srd_tunables_peer_idle_s(void);
+unsigned int srd_tunables_peers_per_prefix(void);
 
 /* transport.c: the engine's OS layer */
 struct srd_kpeer;

@@ -25,6 +25,7 @@ struct srd_kpeer {
 	union ib_gid sgid;		/* ours */
 	union ib_gid dgid;		/* the remote device's */
 	u16 port_salt;
+	bool remote_made;		/* by its remote's handshake: a prefix's */
 
 	spinlock_t lock;		/* (BH) every engine call for it, dead */
 	bool dead;
@@ -47,6 +48,7 @@ struct srd_transport {
 	struct list_head peer_list;
 	unsigned int npeers;
 	unsigned long evict_after;	/* jiffies: srd_kpeer_evict() */
+	unsigned long prefix_evict_after; /* the same, within a prefix */
 	struct dentry *debugfs;
 	struct srd_faults faults;	/* debugfs faults: fault.c */
 };

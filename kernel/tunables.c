@@ -3,7 +3,7 @@
  * softsrd: the transport's tunables, one table.  Each is a module
  * parameter (/sys/module/rdma_srd/parameters/NAME, mode 0644) that sets a
  * field of the struct srd_config a device's engine is created with, or,
- * for peer_idle_s, a value the kernel reads itself.  A write is checked
+ * for peer_idle_s and peers_per_prefix, a value the kernel reads itself.  A write is checked
  * when it is made, at insmod as later through sysfs: outside the entry's
  * range, or making the engine's configuration inconsistent
  * (srd_config_validate() of the engine's defaults with every tunable and
@@ -22,9 +22,9 @@
  * are serialised and each .set sees the others' values settled.
  * srd_tunables_config() takes that lock too: a combination is valid as a
  * whole, and reading the values one by one while they change could mix
- * two valid combinations into an invalid one.  peer_idle_s, read under a
- * spinlock at each eviction, is a single value: READ_ONCE against the
- * WRITE_ONCE here.
+ * two valid combinations into an invalid one.  peer_idle_s and
+ * peers_per_prefix, read under a spinlock (at each eviction, at each new
+ * remote), are single values: READ_ONCE against the WRITE_ONCE here.
  */
 
 #include <linux/kernel.h>
@@ -110,6 +110,9 @@ SRD_TUNABLE(peer_timeout_us, uint,
 SRD_TUNABLE(peer_idle_s, uint,
 	    "SRD: a full peer table evicts a peer idle for this many seconds, 5..86400, never less than the retry budget (default 30)",
 	    .min = 5, .max = 86400, .v.u = 30);
+SRD_TUNABLE(peers_per_prefix, uint,
+	    "SRD: peers the remotes of one address prefix (IPv6 /64, IPv4 /24) may make, 1..1024 (default 512, half the peer table)",
+	    .min = 1, .max = SRD_MAX_PEERS, .v.u = SRD_MAX_PEERS / 2);
 SRD_TUNABLE(pacing_gain_pct, int,
 	    "SRD: pace at cwnd/srtt times this percentage; 0: no pacing (-1: engine default)",
 	    SRD_CFG(pacing_gain_pct), SRD_UNSET(-1), .min = -1, .max = INT_MAX,
@@ -210,4 +213,9 @@ void srd_tunables_config(struct srd_config *cfg)
 unsigned int srd_tunables_peer_idle_s(void)
 {
 	return READ_ONCE(srd_tunable_peer_idle_s.v.u);
+}
+
+unsigned int srd_tunables_peers_per_prefix(void)
+{
+	return READ_ONCE(srd_tunable_peers_per_prefix.v.u);
 }

@@ -24,6 +24,9 @@ third_host spn
 idle_param=/sys/module/rdma_srd/parameters/peer_idle_s
 [ -r "$idle_param" ] || fail "rdma_srd has no peer_idle_s parameter"
 set_param "$idle_param" 3600
+# The honest remotes below are all of one /64: let that prefix fill the
+# table (srd_peer_prefix.sh tests its share).
+set_param /sys/module/rdma_srd/parameters/peers_per_prefix 1024
 ulimit -l unlimited
 # b's peers in the table: created (srd_peers) less evicted.
 live() {

@@ -26,6 +26,9 @@ third_host spt
 idle_param=/sys/module/rdma_srd/parameters/peer_idle_s
 [ -r "$idle_param" ] || fail "rdma_srd has no peer_idle_s parameter"
 set_param "$idle_param" 3600
+# The filler's addresses are all of one /64: let that prefix fill the
+# table (srd_peer_prefix.sh tests its share).
+set_param /sys/module/rdma_srd/parameters/peers_per_prefix 1024
 
 dmesg_mark
 # b knows a (IPv4) before the table fills.
