@@ -365,9 +365,10 @@ static enum srd_rx_data_verdict claim(struct srd_peer *peer,
 			s->hold_until_us = now_us + rx_hold_us(&peer->eng->cfg,
 							       p->msg_len,
 							       pkt_kind(p));
-			if (peer->rx_stall_check_us == SRD_NO_DEADLINE)
-				peer->rx_stall_check_us =
-					now_us + peer->eng->cfg.peer_timeout_us;
+			/* Never later than this receive's first look. */
+			peer->rx_stall_check_us =
+				srd_min_u64(peer->rx_stall_check_us,
+					    now_us + peer->eng->cfg.peer_timeout_us);
 		}
 		s->in = in;
 		s->msg_len = p->msg_len;
@@ -544,6 +545,7 @@ void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 {
 	uint32_t w = peer->eng->cfg.msg_window, i;
 	uint64_t timeout = peer->eng->cfg.peer_timeout_us, next = SRD_NO_DEADLINE;
+	uint64_t check;
 	bool peer_silent = peer->rx_progress_us + timeout <= now_us;
 	struct srd_rx_slot *s;
 
@@ -558,17 +560,19 @@ void srd_rx_msg_on_timer(struct srd_peer *peer, uint64_t now_us)
 			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
 			continue;
 		}
-		next = srd_min_u64(next, s->hold_until_us);
 		if (s->progress_us + timeout > now_us) {
-			next = srd_min_u64(next, s->progress_us + timeout);
+			check = s->progress_us + timeout;
 		} else if (peer_silent ||
 			   peer->rx_new_segs - s->progress_segs > 8 * w) {
 			peer->ctr.rx_msg_timeouts++;
 			srd_rx_slot_reject(peer, s, true, SRD_NAK_REMOTE_ABORT);
+			continue;
 		} else {
 			/* Slow, not stopped: look again in a while. */
-			next = srd_min_u64(next, now_us + timeout / 4 + 1);
+			check = now_us + timeout / 4 + 1;
 		}
+		/* Only a receive still held names the next look. */
+		next = srd_min_u64(next, srd_min_u64(check, s->hold_until_us));
 	}
 	peer->rx_stall_check_us = next;
 }

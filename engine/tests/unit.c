@@ -2032,6 +2032,44 @@ static void test_receive_aborted_when_sender_stops(void)
 	pair_free(pr);
 }
 
+/*
+ * An aborted receive leaves no deadline of its own behind: the next
+ * message's receive, its sender stopped in turn, is aborted about
+ * peer_timeout_us after, not when the first one's hold limit
+ * (peer_timeout_us x (1 + 2n) from its start, 12.9 s here) comes.
+ */
+static void test_receive_after_an_abort_times_out(void)
+{
+	struct srd_config c = small_cfg();
+	struct pair *pr;
+	struct node *b;
+	uint64_t t1;
+	int left = 10;
+
+	c.peer_timeout_us = 100000;
+	pr = pair_new(&c);
+	b = pr->n[1];
+	send_one(pr, 0, 64 * 1024, 11, 7);
+	pair_run(pr, pr->now + 1000000, false, sender_cut_off, &left);
+	CHECK(b->nrx == 1 && b->rx[0].aborted == 1,
+	      "the first receive was aborted: %d receives", b->nrx);
+	/* The link is back; a second message, cut off in turn. */
+	pair_run(pr, pr->now + 3000000, false, no_drop, NULL);
+	left = 10;
+	send_one(pr, 0, 64 * 1024, 12, 7);
+	pair_run(pr, pr->now + 50000, false, sender_cut_off, &left);
+	t1 = pr->now;
+	CHECK(b->nrx == 2 && !b->rx[1].done && !b->rx[1].aborted,
+	      "the second message is being received: %d receives", b->nrx);
+	pair_run(pr, t1 + 3 * c.peer_timeout_us, false, sender_cut_off, &left);
+	CHECK(b->rx[1].aborted == 1 && !b->rx[1].done,
+	      "aborted within 3 x peer_timeout_us of its sender's stop");
+	CHECK(ectr(b->eng)->rx_msg_timeouts == 2,
+	      "both counted in rx_msg_timeouts: %llu",
+	      (unsigned long long)ectr(b->eng)->rx_msg_timeouts);
+	pair_free(pr);
+}
+
 /* Node 0's DATA gets through at most once per *arg microseconds. */
 struct gate {
 	uint64_t every_us, next_us;
@@ -4591,6 +4629,8 @@ static const struct test tests[] = {
 	{ "message_cache_bounded", test_message_cache_bounded },
 	{ "receiver_qp_gone_mid_message", test_receiver_qp_gone_mid_message },
 	{ "receive_aborted_when_sender_stops", test_receive_aborted_when_sender_stops },
+	{ "receive_after_an_abort_times_out",
+	  test_receive_after_an_abort_times_out },
 	{ "slow_sender_keeps_receives", test_slow_sender_keeps_receives },
 	{ "round_robin_rounds", test_round_robin_rounds },
 	{ "left_behind_receive_aborted", test_left_behind_receive_aborted },
