@@ -3,12 +3,12 @@
  * softsrd: the transport's tunables, one table.  Each is a module
  * parameter (/sys/module/rdma_srd/parameters/NAME, mode 0644) that sets a
  * field of the struct srd_config a device's engine is created with, or,
- * for peer_idle_s and peers_per_prefix, a value the kernel reads itself.  A write is checked
- * when it is made, at insmod as later through sysfs: outside the entry's
- * range, or making the engine's configuration inconsistent
- * (srd_config_validate() of the engine's defaults with every tunable and
- * the new value), it fails with EINVAL, leaves the old value and logs
- * why.  So a device never meets a bad tunable.
+ * for peer_idle_s and peers_per_prefix, a value the kernel reads itself.
+ * A write is checked when it is made, at insmod as later through sysfs:
+ * outside the entry's range, or making the engine's configuration
+ * inconsistent (srd_config_validate() of the engine's defaults with every
+ * tunable and the new value), it fails with EINVAL, leaves the old value
+ * and logs why.  So a device never meets a bad tunable.
  *
  * The table is the SRD_TUNABLE() lines below: a tunable's name, type,
  * description, range, the srd_config field it sets and the value that
