@@ -215,9 +215,13 @@ peer_sum() {
 		END { print s + 0 }' "/sys/kernel/debug/rdma_srd/$dev/paths"
 }
 assembling() { peer_sum "$DEV_B" rx_assembling; }
+# shellcheck disable=SC2317 # none_assembling is wait_for's command
+none_assembling() { [ "$(assembling)" = 0 ]; }
 # m_quiet: m has nothing of its own in flight, waiting or under way.
+# shellcheck disable=SC2317 # m_quiet is wait_for's command
 m_quiet() { [ "$(peer_sum "$DEV_M" inflight pending active)" = 0 ]; }
-# what_holds: what b and m say of each other, for a failure.
+# what_holds: what b and m say of each other, printed if the test fails.
+# shellcheck disable=SC2317 # on_fail runs it
 what_holds() {
 	local d c
 	for d in "$DEV_B" "$DEV_M"; do
@@ -229,6 +233,7 @@ what_holds() {
 		echo
 	done
 }
+on_fail what_holds
 pp rdma link del "$DEV_M"
 pp ip netns exec "$NS_M" rdma link add "$DEV_M" type srd netdev "$IF_M"
 wait_for "$DEV_M has the GID of $IP4_M" 10 has_gid "$DEV_M" "$(gid_of_ipv4 "$IP4_M")"
@@ -254,15 +259,7 @@ for try in 1 2 3 4 5; do
 	# What it had posted goes out meanwhile: the orphans' ids come after
 	# (sent before m's last messages, they would take those messages'
 	# ids and PSNs, and m's own new segments keep it from being silent).
-	t0=$SECONDS
-	until m_quiet; do
-		if [ $((SECONDS - t0)) -ge 30 ]; then
-			what_holds
-			fail "m's posted messages did not all go out within 30 s"
-		fi
-		sleep 0.05
-	done
-	echo "ok: m has sent all it had posted (in $((SECONDS - t0)) s)"
+	wait_for "m has sent all it had posted" 30 m_quiet
 	pp kill -USR1 "$watch"
 	wait_for "the watcher sent its orphans" 20 grep -q '^orphans' "$work/watch"
 	kill "$watch"
@@ -278,13 +275,7 @@ for try in 1 2 3 4 5; do
 done
 [ "$held" -gt 0 ] || fail "5 tries: b never started to receive an orphan"
 t0=$SECONDS
-until [ "$(assembling)" = 0 ]; do
-	if [ $((SECONDS - t0)) -ge 30 ]; then
-		what_holds
-		fail "b still receives $(assembling) messages 30 s after m went silent"
-	fi
-	sleep 0.05
-done
+wait_for "no message of b's still being received" 30 none_assembling
 timeouts=$(hw_counter "$DEV_B" srd_rx_msg_timeouts)
 [ "$timeouts" -gt "$timeouts0" ] || fail "the held receives went, but srd_rx_msg_timeouts did not move"
 echo "ok: no receive held: $held released within $((SECONDS - t0)) s (b's srd_rx_msg_timeouts: $timeouts0 -> $timeouts)"
